@@ -1,0 +1,43 @@
+//! # renolab-core
+//!
+//! A packet-level network simulator for TCP congestion-control research, in pure Rust (the
+//! Python package `renolab` wraps it through the `renolab-py` binding crate).
+//!
+//! A tour of the layers, bottom up:
+//!
+//! - [`time`] and [`units`]: integer nanoseconds, bits per second, byte counts, and the
+//!   parsers for `"10Mbps"`-style quantities.
+//! - [`rng`]: one seeded random stream per component, derived from the scenario seed and the
+//!   component's name.
+//! - [`engine`]: the event scheduler, ordered by `(time, insertion order)`, holding
+//!   O(links + flows) entries thanks to one pending event per link direction and lazily
+//!   cancelled endpoint timers.
+//! - [`net`]: packets (small `Copy` structs in a recycled slab), link directions (queue,
+//!   transmitter, propagation pipe) and static shortest-path routing.
+//! - [`queue`] and [`loss`]: what a link does to packets: queue disciplines, loss models.
+//! - [`tcp`]: sans-IO TCP endpoints — the sender's shared machinery (window, duplicate ACKs,
+//!   RFC 6298 timer, Karn), the receiver (cumulative and delayed ACKs), and one file per
+//!   congestion-control variant under [`tcp::cc`].
+//! - [`trace`]: typed trace events; the no-op tracer compiles away.
+//! - [`scenario`]: the scenario schema (TOML/JSON), validated with field-path errors.
+//! - [`sim`]: builds a network from a scenario, runs the event loop, collects results.
+
+#![warn(missing_docs)]
+
+pub mod engine;
+pub mod loss;
+pub mod net;
+pub mod queue;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod time;
+pub mod trace;
+pub mod units;
+
+pub use scenario::{Scenario, ScenarioError};
+pub use sim::{run, RunError, RunOutput};
+
+/// The version of this crate, recorded in every run summary.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,10 @@
+//! The network: nodes joined by point-to-point links, each direction with its own output
+//! queue and loss models, and static shortest-path routes between every pair of nodes.
+
+pub mod link;
+pub mod packet;
+pub mod routing;
+
+pub use link::{LinkDir, LinkStats};
+pub use packet::{Packet, PacketId, PacketKind, PacketPool};
+pub use routing::Routes;

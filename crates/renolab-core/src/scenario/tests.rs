@@ -1,0 +1,119 @@
+use super::*;
+
+const BASE: &str = r#"
+[simulation]
+seed = 7
+[[link]]
+name = "access"
+from = "s1"
+to = "g1"
+rate = "100Mbps"
+delay = "1ms"
+[[link]]
+from = "g1"
+to = "r1"
+rate = "1Mbps"
+delay = "49ms"
+queue = { kind = "droptail", limit = 20 }
+reverse = { queue = { kind = "droptail", limit_bytes = 3000 } }
+[[flow]]
+name = "f1"
+kind = "tcp"
+variant = "reno"
+src = "s1"
+dst = "r1"
+bytes = 100000
+mss = 1000
+"#;
+
+fn err(toml_text: &str) -> String {
+    Scenario::from_toml_str(toml_text).unwrap_err().to_string()
+}
+
+#[test]
+fn a_valid_scenario_resolves_nodes_links_and_defaults() {
+    let s = Scenario::from_toml_str(BASE).unwrap();
+    assert_eq!(s.seed, 7);
+    assert_eq!(s.nodes, vec!["s1", "g1", "r1"]);
+    assert_eq!(s.links[1].name, "g1-r1");
+    assert_eq!(
+        s.links[1].forward.queue,
+        QueueSpec::DropTail(QueueLimit::Packets(20))
+    );
+    assert_eq!(
+        s.links[1].reverse.queue,
+        QueueSpec::DropTail(QueueLimit::Bytes(3000))
+    );
+    assert_eq!(
+        s.links[1].reverse.rate,
+        BitsPerSec(1_000_000),
+        "reverse inherits the rate"
+    );
+    let f = &s.flows[0];
+    assert_eq!((f.src, f.dst, f.mss, f.bytes), (0, 2, 1000, Some(100_000)));
+    assert_eq!(f.sender.initial_window, 10, "RFC 6928 for a 1000-byte MSS");
+    assert_eq!(f.sender.header_bytes, 40);
+    assert!(!f.receiver.delayed_ack);
+}
+
+#[test]
+fn the_normalised_json_round_trips() {
+    let s = Scenario::from_toml_str(BASE).unwrap();
+    let again = Scenario::from_value(&s.to_json()).unwrap();
+    assert_eq!(s, again);
+}
+
+#[test]
+fn errors_name_the_field_and_the_allowed_values() {
+    let bad_rate = BASE.replace("rate = \"1Mbps\"", "rate = \"10 Mbit\"");
+    assert_eq!(
+        err(&bad_rate),
+        "link[1].rate: \"10 Mbit\" is not a rate; use e.g. \"10Mbps\" (units: bps, Kbps, Mbps, Gbps)"
+    );
+    let bad_variant = BASE.replace("variant = \"reno\"", "variant = \"renoo\"");
+    assert_eq!(
+        err(&bad_variant),
+        "flow[0].variant: unknown variant \"renoo\"; allowed: reno"
+    );
+    assert!(err(&BASE.replace("\"1Mbps\"", "\"-1Mbps\"")).starts_with("link[1].rate:"));
+    assert_eq!(
+        err(&BASE.replace("dst = \"r1\"", "dst = \"r9\"")),
+        "flow[0].dst: unknown node \"r9\"; nodes (from the links): s1, g1, r1"
+    );
+    assert!(
+        err(&BASE.replace("mss = 1000", "mss = 0")).starts_with("flow[0].mss: 0 is out of range")
+    );
+    assert!(
+        err(&BASE.replace("delay = \"1ms\"", "delay = \"1 fortnight\""))
+            .starts_with("link[0].delay:")
+    );
+    let dup = format!("{BASE}\n[[flow]]\nname = \"f1\"\nsrc = \"s1\"\ndst = \"r1\"\nbytes = 1\n");
+    assert_eq!(err(&dup), "flow[1].name: duplicate flow name \"f1\"");
+    assert!(
+        err(&BASE.replace("[simulation]", "[simulaton]")).starts_with("simulaton: unknown section")
+    );
+    let opt = format!("{BASE}\n[flow.options]\nmin_rtoo = \"1s\"\n");
+    assert!(
+        err(&opt).starts_with("flow[0].options.min_rtoo: unknown key"),
+        "{}",
+        err(&opt)
+    );
+}
+
+#[test]
+fn unlimited_flows_need_a_duration() {
+    let unlimited = BASE.replace("bytes = 100000", "");
+    assert!(err(&unlimited).starts_with("simulation.duration: is required"));
+    let with_duration = unlimited.replace("seed = 7", "seed = 7\nduration = \"10s\"");
+    assert!(Scenario::from_toml_str(&with_duration).is_ok());
+}
+
+#[test]
+fn disconnected_endpoints_are_refused() {
+    let island = format!("{BASE}\n[[link]]\nfrom = \"x\"\nto = \"y\"\nrate = \"1Mbps\"\n")
+        .replace("dst = \"r1\"", "dst = \"y\"");
+    assert_eq!(
+        err(&island),
+        "flow[0]: no route from \"s1\" to \"y\": the links do not connect them"
+    );
+}

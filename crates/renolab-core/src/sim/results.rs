@@ -1,0 +1,210 @@
+//! What a run reports: one row per flow, one per link direction, and a summary.
+
+use super::Simulation;
+use crate::scenario::Variant;
+use crate::time::SimTime;
+use crate::trace::{CwndSeries, Tracer};
+
+/// Why the event loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// `simulation.duration` was reached.
+    Duration,
+    /// Every finite flow finished (no duration given).
+    AllFlowsFinished,
+    /// No duration was given and `simulation.time_limit` was reached first.
+    TimeLimit,
+}
+
+impl StopReason {
+    /// Name used in summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::Duration => "duration",
+            StopReason::AllFlowsFinished => "all_flows_finished",
+            StopReason::TimeLimit => "time_limit",
+        }
+    }
+}
+
+/// Per-flow results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowResult {
+    /// Flow name.
+    pub flow: String,
+    /// Variant name.
+    pub variant: Variant,
+    /// Source node name.
+    pub src: String,
+    /// Destination node name.
+    pub dst: String,
+    /// Payload bytes delivered to the receiving application, in order, each once.
+    pub bytes_delivered: u64,
+    /// First data segment sent.
+    pub first_send: Option<SimTime>,
+    /// Last segment of a finite transfer received (lee2001's end of t_c).
+    pub finish: Option<SimTime>,
+    /// Data segments sent, retransmissions included.
+    pub segments_sent: u64,
+    /// Segments delivered in order.
+    pub segments_delivered: u64,
+    /// Retransmitted segments.
+    pub retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast retransmits.
+    pub fast_retransmits: u64,
+    /// Packets of this flow (data and ACKs) dropped anywhere.
+    pub drops: u64,
+    /// Data segments of this flow dropped.
+    pub data_drops: u64,
+    /// ACKs of this flow dropped.
+    pub ack_drops: u64,
+    /// Time from the first segment sent to the end of the run, for unfinished flows' throughput.
+    pub end: SimTime,
+}
+
+impl FlowResult {
+    /// Completion time t_c = last segment received - first segment sent (lee2001), seconds.
+    pub fn completion_time_s(&self) -> Option<f64> {
+        Some((self.finish? - self.first_send?).as_secs_f64())
+    }
+
+    /// Delivered payload bits per second over t_c, or over the time the flow ran.
+    pub fn throughput_bps(&self) -> f64 {
+        let Some(start) = self.first_send else {
+            return 0.0;
+        };
+        let span = self
+            .finish
+            .unwrap_or(self.end)
+            .saturating_since(start)
+            .as_secs_f64();
+        if span > 0.0 {
+            self.bytes_delivered as f64 * 8.0 / span
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Per link-direction results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkResult {
+    /// Direction name (`"<link>"` or `"<link>/rev"`).
+    pub link: String,
+    /// Node names at both ends.
+    pub from: String,
+    /// Node at the far end.
+    pub to: String,
+    /// Packets that were transmitted.
+    pub packets_sent: u64,
+    /// Bytes transmitted.
+    pub bytes_sent: u64,
+    /// Queue overflow drops.
+    pub queue_drops: u64,
+    /// Loss-model drops.
+    pub loss_drops: u64,
+    /// Fraction of the run spent serialising.
+    pub utilisation: f64,
+    /// Most packets waiting at once.
+    pub max_queue: u64,
+}
+
+/// Whole-run figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSummary {
+    /// Master seed.
+    pub seed: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Simulated time at the end.
+    pub sim_time: SimTime,
+    /// Why the run ended.
+    pub stop_reason: StopReason,
+    /// Wall-clock seconds of the event loop.
+    pub core_wall_time_s: f64,
+    /// Data segments delivered in order, all flows together.
+    pub packets_delivered: u64,
+    /// Most packets alive at once.
+    pub peak_packets: u64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutput {
+    /// One row per flow, in scenario order.
+    pub flows: Vec<FlowResult>,
+    /// One row per link direction.
+    pub links: Vec<LinkResult>,
+    /// Summary.
+    pub summary: RunSummary,
+    /// The cwnd trace, if it was recorded.
+    pub cwnd: Option<CwndSeries>,
+}
+
+pub(super) fn collect<T: Tracer>(
+    sim: &Simulation<T>,
+    stop_reason: StopReason,
+    wall_s: f64,
+) -> RunOutput {
+    let end = sim.sched.now().min(sim.stop_at);
+    let flows: Vec<FlowResult> = sim
+        .flows
+        .iter()
+        .map(|f| {
+            let s = f.sender.stats();
+            let r = f.receiver.stats();
+            let c = &f.counters;
+            FlowResult {
+                flow: f.name.clone(),
+                variant: f.variant,
+                src: sim.node_names[f.src as usize].clone(),
+                dst: sim.node_names[f.dst as usize].clone(),
+                bytes_delivered: r.bytes_delivered,
+                first_send: s.first_send,
+                finish: r.finished_at,
+                segments_sent: s.segments_sent,
+                segments_delivered: f.receiver.rcv_nxt() as u64,
+                retransmits: s.retransmits,
+                timeouts: s.timeouts,
+                fast_retransmits: s.fast_retransmits,
+                drops: c.data_dropped + c.acks_dropped,
+                data_drops: c.data_dropped,
+                ack_drops: c.acks_dropped,
+                end,
+            }
+        })
+        .collect();
+    let run_ns = end.0.max(1) as f64;
+    let links = sim
+        .dirs
+        .iter()
+        .map(|d| LinkResult {
+            link: d.name.clone(),
+            from: sim.node_names[d.from as usize].clone(),
+            to: sim.node_names[d.to as usize].clone(),
+            packets_sent: d.stats.packets_sent,
+            bytes_sent: d.stats.bytes_sent,
+            queue_drops: d.stats.queue_drops,
+            loss_drops: d.stats.loss_drops,
+            utilisation: (d.stats.busy_ns as f64 / run_ns).min(1.0),
+            max_queue: d.stats.max_queue,
+        })
+        .collect();
+    let summary = RunSummary {
+        seed: sim.seed,
+        events: sim.sched.events_fired(),
+        sim_time: end,
+        stop_reason,
+        core_wall_time_s: wall_s,
+        packets_delivered: flows.iter().map(|f| f.segments_delivered).sum(),
+        peak_packets: sim.pool.capacity_used() as u64,
+    };
+    RunOutput {
+        flows,
+        links,
+        summary,
+        cwnd: None,
+    }
+}

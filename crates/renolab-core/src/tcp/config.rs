@@ -1,0 +1,96 @@
+//! Settings of a TCP flow's sender and receiver, resolved from the scenario.
+
+use super::rtt::RtoConfig;
+use crate::time::SimDuration;
+
+/// What the sender's application hands TCP: `bytes` in segments of `mss` (the last may be
+/// shorter), or an endless supply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transfer {
+    /// Payload bytes per segment.
+    pub mss: u32,
+    /// Bytes to send; `None` for an unlimited (bulk until the end) transfer.
+    pub bytes: Option<u64>,
+}
+
+impl Transfer {
+    /// Number of segments, `None` when unlimited.
+    pub fn segments(&self) -> Option<u32> {
+        self.bytes
+            .map(|b| b.div_ceil(self.mss as u64).min(u32::MAX as u64) as u32)
+    }
+
+    /// Payload bytes of segments `0..seq` together.
+    pub fn bytes_before(&self, seq: u32) -> u64 {
+        let full = seq as u64 * self.mss as u64;
+        self.bytes.map_or(full, |b| full.min(b))
+    }
+
+    /// Payload bytes carried by segment `seq`.
+    #[inline]
+    pub fn payload(&self, seq: u32) -> u32 {
+        match self.bytes {
+            Some(b) => {
+                let start = seq as u64 * self.mss as u64;
+                b.saturating_sub(start).min(self.mss as u64) as u32
+            }
+            None => self.mss,
+        }
+    }
+}
+
+/// Sender settings. Windows are in segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SenderConfig {
+    /// Bytes added to every segment on the wire (IP + TCP headers).
+    pub header_bytes: u32,
+    /// Initial congestion window.
+    pub initial_window: u32,
+    /// Initial slow-start threshold (`u32::MAX` for "arbitrarily high", RFC 5681 §3.1).
+    pub initial_ssthresh: u32,
+    /// The receiver's advertised window; the sender never has more outstanding.
+    pub receiver_window: u32,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    pub dupack_threshold: u32,
+    /// Retransmission timer.
+    pub rto: RtoConfig,
+}
+
+/// Receiver settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReceiverConfig {
+    /// Delay ACKs of in-order segments (RFC 5681 §4.2).
+    pub delayed_ack: bool,
+    /// With delayed ACKs: acknowledge at least every this many full segments.
+    pub ack_every: u32,
+    /// With delayed ACKs: longest an in-order segment waits for its ACK.
+    pub delack_timeout: SimDuration,
+    /// Size of an ACK on the wire, bytes.
+    pub ack_bytes: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_segment_carries_the_remainder() {
+        let t = Transfer {
+            mss: 1000,
+            bytes: Some(2500),
+        };
+        assert_eq!(t.segments(), Some(3));
+        assert_eq!(
+            (t.payload(0), t.payload(1), t.payload(2)),
+            (1000, 1000, 500)
+        );
+        assert_eq!(
+            Transfer {
+                mss: 1000,
+                bytes: None
+            }
+            .payload(7),
+            1000
+        );
+    }
+}

@@ -1,0 +1,14 @@
+//! TCP endpoints, packet-based like ns-2's one-way agents: sequence numbers count segments
+//! of `mss` payload bytes, and a configurable header size is added on the wire.
+
+pub mod cc;
+pub mod config;
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+pub mod window;
+
+pub use config::{ReceiverConfig, SenderConfig, Transfer};
+pub use receiver::TcpReceiver;
+pub use sender::TcpSender;
+pub use window::Window;

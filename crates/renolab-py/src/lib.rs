@@ -1,0 +1,17 @@
+//! `renolab._core`: the Python face of renolab-core. This file only registers what the other
+//! modules define; each binding module mirrors one core module.
+
+use pyo3::prelude::*;
+
+mod errors;
+mod scenario;
+mod sim;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", renolab_core::VERSION)?;
+    errors::register(m)?;
+    scenario::register(m)?;
+    sim::register(m)?;
+    Ok(())
+}
