@@ -84,17 +84,21 @@ fn one_dropped_segment_is_fast_retransmitted_once_and_cwnd_halves() {
 
     let trace = out.cwnd.unwrap();
     // Find the halving: ssthresh drops below 20 exactly once.
-    let halvings: Vec<usize> =
-        (1..trace.ssthresh.len()).filter(|&i| trace.ssthresh[i] < trace.ssthresh[i - 1]).collect();
+    let halvings: Vec<usize> = (1..trace.ssthresh.len())
+        .filter(|&i| trace.ssthresh[i] < trace.ssthresh[i - 1])
+        .collect();
     assert_eq!(halvings.len(), 1, "one congestion event");
     let i = halvings[0];
     let cwnd_before = trace.cwnd[i - 1];
-    // Reno: ssthresh = flight / 2, cwnd = ssthresh + 3 during fast recovery.
+    // Reno: ssthresh = FlightSize / 2 (RFC 5681 eq. 4), where Limited Transmit (RFC 3042, on
+    // by default) sent two more segments on the first two duplicate ACKs: W + 2.
     let ssthresh = trace.ssthresh[i];
-    assert_eq!(ssthresh, (cwnd_before.floor() / 2.0).floor());
+    assert_eq!(ssthresh, ((cwnd_before.floor() + 2.0) / 2.0).floor());
     assert_eq!(trace.cwnd[i], ssthresh + 3.0);
     // Recovery ends with the window deflated to ssthresh.
-    let exit = (i..trace.cwnd.len()).find(|&j| trace.cwnd[j] == ssthresh).expect("deflation");
+    let exit = (i..trace.cwnd.len())
+        .find(|&j| trace.cwnd[j] == ssthresh)
+        .expect("deflation");
     assert!(trace.cwnd[i..exit].iter().all(|&c| c > ssthresh));
 }
 
@@ -109,8 +113,14 @@ reverse = { loss = { kind = "uniform", p = 0.02 } }
     let s = one_link(300_000, losses, "");
     let out = run(&s, &[], true).expect("conservation holds");
     let f = &out.flows[0];
-    assert_eq!(f.bytes_delivered, 300_000, "the transfer completes despite losses");
-    assert!(f.timeouts >= 1, "four losses in a row in slow start need a timeout");
+    assert_eq!(
+        f.bytes_delivered, 300_000,
+        "the transfer completes despite losses"
+    );
+    assert!(
+        f.timeouts >= 1,
+        "four losses in a row in slow start need a timeout"
+    );
     assert_eq!(f.data_drops + f.ack_drops, f.drops);
 }
 

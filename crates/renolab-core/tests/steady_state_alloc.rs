@@ -65,7 +65,14 @@ min_rto = "200ms"
 fn running_longer_allocates_nothing_per_packet() {
     let (short_allocs, short_pkts) = allocations_for("2s");
     let (long_allocs, long_pkts) = allocations_for("6s");
-    assert!(long_pkts > short_pkts + 20_000, "{short_pkts} -> {long_pkts}");
+    assert!(
+        long_pkts > short_pkts + 20_000,
+        "{short_pkts} -> {long_pkts}"
+    );
     let extra = long_allocs.saturating_sub(short_allocs);
-    assert!(extra < 50, "{extra} more allocations for {} more packets", long_pkts - short_pkts);
+    assert!(
+        extra < 50,
+        "{extra} more allocations for {} more packets",
+        long_pkts - short_pkts
+    );
 }

@@ -139,6 +139,17 @@ fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDic
         )?;
         traces.set_item("cwnd", t)?;
     }
+    if let Some(q) = &out.seq {
+        let t = PyDict::new(py);
+        t.set_item(
+            "time_ns",
+            le_bytes(py, &q.time_ns, |v| v.to_le_bytes().to_vec()),
+        )?;
+        t.set_item("flow", le_bytes(py, &q.flow, |v| v.to_le_bytes().to_vec()))?;
+        t.set_item("event", le_bytes(py, &q.event, |v| vec![v]))?;
+        t.set_item("seq", le_bytes(py, &q.seq, |v| v.to_le_bytes().to_vec()))?;
+        traces.set_item("seq", t)?;
+    }
 
     let result = PyDict::new(py);
     result.set_item("flows", flows)?;

@@ -73,6 +73,7 @@ mod tests {
             dst: 0,
             retransmit: false,
             sent_at: SimTime::ZERO,
+            sack: crate::tcp::sack::SackBlocks::EMPTY,
         }
     }
 

@@ -1,12 +1,30 @@
 //! Loss models applied to packets as they reach the far end of a link direction (they have
-//! used the wire). Several may be stacked on one direction; the first that drops wins.
+//! used the wire, as with ns-2's `link-lossmodel`). Several may be stacked on one direction;
+//! the first that drops wins.
+//!
+//! Each random model owns its [`RngStream`] (passed to its constructor), so adding a model
+//! or a flow elsewhere never shifts its draws. A [`Loss`] restricts a model to data or ACK
+//! packets; packets outside its scope are not shown to the model at all, so they draw no
+//! randomness and do not advance a drop list's packet counter.
+//!
+//! [`latency`] holds extra per-packet latency, which delays packets instead of dropping
+//! them but lives on link directions like the loss models.
+//!
+//! [`RngStream`]: crate::rng::RngStream
 
+mod ber;
+mod gilbert_elliott;
+pub mod latency;
 mod list;
+mod uniform;
 
+pub use ber::Ber;
+pub use gilbert_elliott::{GilbertElliott, GilbertElliottConfig};
+pub use latency::{ExtraLatency, LatencyDist};
 pub use list::DropList;
+pub use uniform::Uniform;
 
-use crate::net::packet::Packet;
-use crate::rng::RngStream;
+use crate::net::packet::{Packet, PacketKind};
 
 /// Why a loss model dropped a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,6 +33,10 @@ pub enum LossCause {
     Scripted,
     /// A random (Bernoulli) loss.
     Random,
+    /// At least one of its bits was in error.
+    BitError,
+    /// A Gilbert-Elliott (burst) loss.
+    Burst,
 }
 
 /// A loss model on a link direction.
@@ -22,13 +44,12 @@ pub enum LossCause {
 pub enum LossModel {
     /// Deterministic drops by flow and segment number, or by packet index on the link.
     List(DropList),
-    /// Each packet is lost independently with probability `p`.
-    Uniform {
-        /// Loss probability.
-        p: f64,
-        /// The link direction's own random stream.
-        rng: RngStream,
-    },
+    /// Each packet is lost independently with the same probability.
+    Uniform(Uniform),
+    /// Bit errors: the loss probability grows with the packet's size.
+    Ber(Ber),
+    /// Two-state Markov (bursty) loss.
+    GilbertElliott(GilbertElliott),
 }
 
 impl LossModel {
@@ -37,7 +58,145 @@ impl LossModel {
     pub fn judge(&mut self, packet: &Packet) -> Option<LossCause> {
         match self {
             LossModel::List(l) => l.judge(packet).then_some(LossCause::Scripted),
-            LossModel::Uniform { p, rng } => rng.bernoulli(*p).then_some(LossCause::Random),
+            LossModel::Uniform(u) => u.judge().then_some(LossCause::Random),
+            LossModel::Ber(b) => b.judge(packet.size).then_some(LossCause::BitError),
+            LossModel::GilbertElliott(g) => g.judge().then_some(LossCause::Burst),
         }
+    }
+}
+
+/// Which packets a loss model sees. The handshake packets (SYN, SYN-ACK) are seen only
+/// with `All`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AppliesTo {
+    /// Data segments only ([`PacketKind::Data`]).
+    Data,
+    /// Pure ACKs only ([`PacketKind::Ack`]).
+    Ack,
+    /// Every packet.
+    #[default]
+    All,
+}
+
+impl AppliesTo {
+    /// True if packets of `kind` are in scope.
+    #[inline]
+    pub fn covers(self, kind: PacketKind) -> bool {
+        match self {
+            AppliesTo::All => true,
+            AppliesTo::Data => kind == PacketKind::Data,
+            AppliesTo::Ack => kind == PacketKind::Ack,
+        }
+    }
+}
+
+/// A loss model restricted to some packets.
+#[derive(Debug, Clone)]
+pub struct Loss {
+    model: LossModel,
+    applies_to: AppliesTo,
+}
+
+impl Loss {
+    /// `model` applied to the packets `applies_to` selects.
+    pub fn new(model: LossModel, applies_to: AppliesTo) -> Self {
+        Loss { model, applies_to }
+    }
+
+    /// The model.
+    pub fn model(&self) -> &LossModel {
+        &self.model
+    }
+
+    /// The packets it applies to.
+    pub fn applies_to(&self) -> AppliesTo {
+        self.applies_to
+    }
+
+    /// Decides the fate of `packet`; `Some(cause)` drops it. Out-of-scope packets return
+    /// `None` without consulting the model (no random draw, no counter advanced).
+    #[inline]
+    pub fn judge(&mut self, packet: &Packet) -> Option<LossCause> {
+        if !self.applies_to.covers(packet.kind) {
+            return None;
+        }
+        self.model.judge(packet)
+    }
+}
+
+impl From<LossModel> for Loss {
+    /// The model applied to every packet.
+    fn from(model: LossModel) -> Self {
+        Loss::new(model, AppliesTo::All)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::RngStream;
+    use crate::time::SimTime;
+
+    fn packet(kind: PacketKind) -> Packet {
+        Packet {
+            flow: 0,
+            kind,
+            seq: 0,
+            size: 1000,
+            dst: 1,
+            retransmit: false,
+            sent_at: SimTime::ZERO,
+            sack: crate::tcp::sack::SackBlocks::EMPTY,
+        }
+    }
+
+    #[test]
+    fn a_model_restricted_to_data_never_drops_acks_nor_draws_for_them() {
+        let rng = RngStream::derive(1, "l");
+        let mut data_only = Loss::new(
+            LossModel::Uniform(Uniform::new(1.0, rng.clone())),
+            AppliesTo::Data,
+        );
+        assert_eq!(data_only.judge(&packet(PacketKind::Ack)), None);
+        assert_eq!(
+            data_only.judge(&packet(PacketKind::Data)),
+            Some(LossCause::Random)
+        );
+        // The ACK consumed no draw: a 50% model judging ACK, data gives the same data
+        // decisions as one judging data alone.
+        let half =
+            |rng: RngStream| Loss::new(LossModel::Uniform(Uniform::new(0.5, rng)), AppliesTo::Data);
+        let (mut a, mut b) = (half(rng.clone()), half(rng));
+        for _ in 0..100 {
+            a.judge(&packet(PacketKind::Ack));
+            assert_eq!(
+                a.judge(&packet(PacketKind::Data)),
+                b.judge(&packet(PacketKind::Data))
+            );
+        }
+    }
+
+    #[test]
+    fn a_model_restricted_to_acks_drops_only_acks() {
+        let model = LossModel::Uniform(Uniform::new(1.0, RngStream::derive(2, "l")));
+        let mut acks_only = Loss::new(model, AppliesTo::Ack);
+        assert_eq!(acks_only.judge(&packet(PacketKind::Data)), None);
+        assert_eq!(
+            acks_only.judge(&packet(PacketKind::Ack)),
+            Some(LossCause::Random)
+        );
+    }
+
+    #[test]
+    fn each_model_reports_its_own_cause() {
+        let rng = RngStream::derive(3, "l");
+        let p = packet(PacketKind::Data);
+        let mut list: Loss = LossModel::List(DropList::new(None, &[], &[0])).into();
+        assert_eq!(list.judge(&p), Some(LossCause::Scripted));
+        let mut ber: Loss = LossModel::Ber(Ber::new(1.0, rng.clone())).into();
+        assert_eq!(ber.judge(&p), Some(LossCause::BitError));
+        let ge = GilbertElliott::new(GilbertElliottConfig::gilbert(0.0, 0.0), rng);
+        let mut ge: Loss = LossModel::GilbertElliott(ge).into();
+        assert_eq!(ge.judge(&p), None, "starts good, never leaves");
     }
 }

@@ -4,6 +4,7 @@
 //! A packet carries what the simulation needs (flow, kind, sequence numbers in segments, size
 //! on the wire); real header bytes are produced only when a trace writes them.
 
+use crate::tcp::sack::SackBlocks;
 use crate::time::SimTime;
 
 /// Handle of a packet in the [`PacketPool`].
@@ -17,6 +18,17 @@ pub enum PacketKind {
     Data,
     /// A TCP acknowledgement (from the flow's receiver to its sender).
     Ack,
+    /// The SYN that opens a connection (sender to receiver).
+    Syn,
+    /// The receiver's answer to a SYN.
+    SynAck,
+}
+
+impl PacketKind {
+    /// True for packets that travel from the sender to the receiver.
+    pub fn is_forward(self) -> bool {
+        matches!(self, PacketKind::Data | PacketKind::Syn)
+    }
 }
 
 /// One packet in the network.
@@ -36,6 +48,8 @@ pub struct Packet {
     pub retransmit: bool,
     /// When the endpoint emitted it, for one-way latency.
     pub sent_at: SimTime,
+    /// ACK: SACK blocks (RFC 2018), empty otherwise.
+    pub sack: SackBlocks,
 }
 
 /// A slab of packets with a free list.
@@ -101,6 +115,7 @@ mod tests {
             dst: 1,
             retransmit: false,
             sent_at: SimTime::ZERO,
+            sack: SackBlocks::EMPTY,
         }
     }
 

@@ -1,11 +1,21 @@
 //! DropTail: FIFO that drops arrivals once a packet or byte limit is reached.
+//!
+//! Two readings of the limit exist. By default it bounds the packets (or bytes) *waiting*.
+//! With `counts_transmitting`, it reproduces ns-2.35's `DropTail::enque()` (drop-tail.cc),
+//! which refuses an arrival when `length + 1 >= limit_` (packets) or when
+//! `byteLength + size >= limit_ * mean_pktsize_` (bytes, `queue_in_bytes_`). ns-2's queue
+//! never holds the packet on the wire, so at most `limit - 1` packets wait while one is
+//! transmitted: the limit counts the packet being serialised. The test does not look at the
+//! link's state: in ns-2 a packet reaching an idle link also passes through `enque()` (and
+//! is dequeued at once), so a limit of 1 drops every packet there too, and so it does here.
 
 use std::collections::VecDeque;
 
-use super::QueueDrop;
+use super::{QueueDrop, Queued};
 use crate::net::packet::PacketId;
+use crate::time::SimTime;
 
-/// The capacity of a DropTail queue.
+/// The capacity of a queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueLimit {
     /// At most this many packets wait.
@@ -14,49 +24,77 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
+impl QueueLimit {
+    /// True if a packet of `size` bytes fits in a queue holding `len` packets of `bytes`
+    /// bytes in total (the limit bounds what waits, arrival included).
+    #[inline]
+    pub(crate) fn fits(self, len: usize, bytes: u64, size: u32) -> bool {
+        match self {
+            QueueLimit::Packets(n) => len < n as usize,
+            QueueLimit::Bytes(b) => bytes + size as u64 <= b,
+        }
+    }
+}
+
 /// A FIFO queue with a hard limit.
 #[derive(Debug, Clone)]
 pub struct DropTail {
     limit: QueueLimit,
-    fifo: VecDeque<(PacketId, u32)>,
+    counts_transmitting: bool,
+    fifo: VecDeque<Queued>,
     bytes: u64,
 }
 
 impl DropTail {
-    /// An empty queue with `limit`.
-    pub fn new(limit: QueueLimit) -> Self {
+    /// An empty queue with `limit`. With `counts_transmitting`, the limit follows ns-2's
+    /// drop-tail.cc and includes the packet on the wire (see the module documentation).
+    pub fn new(limit: QueueLimit, counts_transmitting: bool) -> Self {
         let reserve = match limit {
             QueueLimit::Packets(n) => (n as usize).min(1 << 16),
             QueueLimit::Bytes(_) => 64,
         };
         DropTail {
             limit,
+            counts_transmitting,
             fifo: VecDeque::with_capacity(reserve),
             bytes: 0,
         }
     }
 
-    /// Appends the packet unless that would exceed the limit.
+    /// Appends the packet unless that would exceed the limit. Neither the time nor the
+    /// link's state changes the decision (ns-2's rule ignores them too).
     #[inline]
-    pub fn enqueue(&mut self, id: PacketId, size: u32) -> Result<(), QueueDrop> {
-        let fits = match self.limit {
-            QueueLimit::Packets(n) => self.fifo.len() < n as usize,
-            QueueLimit::Bytes(b) => self.bytes + size as u64 <= b,
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        mut pkt: Queued,
+        _transmitting: bool,
+    ) -> Result<(), QueueDrop> {
+        let fits = if self.counts_transmitting {
+            // ns-2 drop-tail.cc, DropTail::enque(): drop when "length + 1 >= qlim_", or in
+            // bytes when "byteLength + size >= qlimBytes".
+            match self.limit {
+                QueueLimit::Packets(n) => self.fifo.len() + 1 < n as usize,
+                QueueLimit::Bytes(b) => self.bytes + (pkt.size as u64) < b,
+            }
+        } else {
+            self.limit.fits(self.fifo.len(), self.bytes, pkt.size)
         };
         if !fits {
             return Err(QueueDrop::Overflow);
         }
-        self.fifo.push_back((id, size));
-        self.bytes += size as u64;
+        pkt.enqueued_at = now;
+        self.fifo.push_back(pkt);
+        self.bytes += pkt.size as u64;
         Ok(())
     }
 
     /// Removes the head packet.
     #[inline]
     pub fn dequeue(&mut self) -> Option<PacketId> {
-        let (id, size) = self.fifo.pop_front()?;
-        self.bytes -= size as u64;
-        Some(id)
+        let head = self.fifo.pop_front()?;
+        self.bytes -= head.size as u64;
+        Some(head.id)
     }
 
     /// Packets waiting.
@@ -77,7 +115,11 @@ impl DropTail {
 
     /// Waiting packets, head first.
     pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.fifo.iter().map(|&(id, _)| id)
+        self.fifo.iter().map(|p| p.id)
+    }
+
+    pub(crate) fn fifo(&self) -> &VecDeque<Queued> {
+        &self.fifo
     }
 }
 
@@ -85,23 +127,56 @@ impl DropTail {
 mod tests {
     use super::*;
 
+    const T: SimTime = SimTime::ZERO;
+
+    fn pkt(id: u32, size: u32) -> Queued {
+        Queued::new(PacketId(id), size, 0)
+    }
+
     #[test]
     fn packet_limit_drops_the_arrival_that_would_exceed_it() {
-        let mut q = DropTail::new(QueueLimit::Packets(2));
-        assert!(q.enqueue(PacketId(0), 100).is_ok());
-        assert!(q.enqueue(PacketId(1), 100).is_ok());
-        assert_eq!(q.enqueue(PacketId(2), 100), Err(QueueDrop::Overflow));
+        let mut q = DropTail::new(QueueLimit::Packets(2), false);
+        assert!(q.enqueue(T, pkt(0, 100), true).is_ok());
+        assert!(q.enqueue(T, pkt(1, 100), true).is_ok());
+        assert_eq!(q.enqueue(T, pkt(2, 100), true), Err(QueueDrop::Overflow));
         assert_eq!(q.dequeue(), Some(PacketId(0)));
-        assert!(q.enqueue(PacketId(3), 100).is_ok());
+        assert!(q.enqueue(T, pkt(3, 100), true).is_ok());
         assert_eq!(q.iter().collect::<Vec<_>>(), vec![PacketId(1), PacketId(3)]);
     }
 
     #[test]
     fn byte_limit_counts_sizes() {
-        let mut q = DropTail::new(QueueLimit::Bytes(2500));
-        assert!(q.enqueue(PacketId(0), 1500).is_ok());
-        assert_eq!(q.enqueue(PacketId(1), 1500), Err(QueueDrop::Overflow));
-        assert!(q.enqueue(PacketId(2), 1000).is_ok());
+        let mut q = DropTail::new(QueueLimit::Bytes(2500), false);
+        assert!(q.enqueue(T, pkt(0, 1500), true).is_ok());
+        assert_eq!(q.enqueue(T, pkt(1, 1500), true), Err(QueueDrop::Overflow));
+        assert!(q.enqueue(T, pkt(2, 1000), true).is_ok());
         assert_eq!(q.bytes(), 2500);
+    }
+
+    #[test]
+    fn counting_the_wire_lets_only_limit_minus_one_packets_wait() {
+        let mut q = DropTail::new(QueueLimit::Packets(3), true);
+        assert!(q.enqueue(T, pkt(0, 100), true).is_ok());
+        assert!(q.enqueue(T, pkt(1, 100), true).is_ok());
+        assert_eq!(q.enqueue(T, pkt(2, 100), true), Err(QueueDrop::Overflow));
+        assert_eq!(q.len(), 2);
+    }
+
+    #[test]
+    fn counting_the_wire_ignores_the_link_state_as_ns2_does() {
+        // ns-2 tests "length + 1 >= limit" even for a packet reaching an idle link.
+        let mut q = DropTail::new(QueueLimit::Packets(1), true);
+        assert_eq!(q.enqueue(T, pkt(0, 100), false), Err(QueueDrop::Overflow));
+        let mut q = DropTail::new(QueueLimit::Packets(2), true);
+        assert!(q.enqueue(T, pkt(0, 100), false).is_ok());
+        assert_eq!(q.enqueue(T, pkt(1, 100), false), Err(QueueDrop::Overflow));
+    }
+
+    #[test]
+    fn counting_the_wire_in_bytes_refuses_an_arrival_that_reaches_the_limit() {
+        let mut q = DropTail::new(QueueLimit::Bytes(2000), true);
+        assert!(q.enqueue(T, pkt(0, 1000), true).is_ok());
+        assert_eq!(q.enqueue(T, pkt(1, 1000), true), Err(QueueDrop::Overflow));
+        assert!(q.enqueue(T, pkt(2, 999), true).is_ok());
     }
 }

@@ -2,18 +2,70 @@
 //!
 //! A queue holds the packets *waiting* for the wire; the packet being serialised has left it.
 //! `Queue` is a closed enum so the per-packet path dispatches with a `match`, not a vtable.
+//!
+//! Every queue discipline is a pure state machine: it never sees the scheduler, takes the
+//! current time as an argument, and draws randomness only from the [`RngStream`] handed to
+//! its constructor. The engine offers *every* packet to [`Queue::enqueue`], including one
+//! that reaches an idle link (which it then takes straight back with [`Queue::dequeue`]):
+//! ns-2's `Queue::recv()` does the same, and RED's average must see those arrivals.
+//!
+//! Drops are reported in two ways. The arrival's own fate is the return value of
+//! `enqueue`; packets that were already waiting and are pushed out (FQ-CoDel's fat-flow
+//! drop) or dropped at the head when dequeuing (CoDel) go through the `on_drop` callback,
+//! and the caller frees them.
+//!
+//! [`RngStream`]: crate::rng::RngStream
 
+mod codel;
 mod droptail;
+mod fq_codel;
+mod red;
 
+pub use codel::{CoDel, CoDelConfig};
 pub use droptail::{DropTail, QueueLimit};
+pub use fq_codel::{FqCoDel, FqCoDelConfig};
+pub use red::{QWeight, Red, RedConfig};
 
 use crate::net::packet::PacketId;
+use crate::time::SimTime;
 
-/// Why a queue refused a packet.
+/// What a queue stores for each waiting packet (a copy of the few fields it needs, so that
+/// disciplines never touch the packet pool).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Queued {
+    /// Handle of the packet in the pool.
+    pub id: PacketId,
+    /// Size on the wire, in bytes.
+    pub size: u32,
+    /// Index of the flow the packet belongs to (FQ-CoDel hashes it).
+    pub flow: u32,
+    /// When the packet entered the queue; set by the queue itself on enqueue (CoDel's
+    /// sojourn time is measured from it), whatever the caller put there.
+    pub enqueued_at: SimTime,
+}
+
+impl Queued {
+    /// The queue entry of packet `id` of `size` bytes (on the wire) belonging to `flow`.
+    pub fn new(id: PacketId, size: u32, flow: u32) -> Self {
+        Queued {
+            id,
+            size,
+            flow,
+            enqueued_at: SimTime::ZERO,
+        }
+    }
+}
+
+/// Why a queue dropped a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueDrop {
-    /// The queue was full (tail drop).
+    /// The queue was full (tail drop, RED's hard limit, FQ-CoDel's fat-flow drop).
     Overflow,
+    /// RED dropped the arrival: a probabilistic ("unforced") drop, or a forced drop because
+    /// the average queue was above the maximum threshold.
+    EarlyDrop,
+    /// CoDel dropped a packet at the head of the queue, when dequeuing.
+    AqmDrop,
 }
 
 /// An output queue.
@@ -21,22 +73,51 @@ pub enum QueueDrop {
 pub enum Queue {
     /// First-in first-out with a hard limit.
     DropTail(DropTail),
+    /// Random Early Detection (Floyd & Jacobson 1993), as ns-2.35's `queue/red.cc`.
+    Red(Red),
+    /// Controlled Delay (RFC 8289).
+    CoDel(CoDel),
+    /// Flow-queue CoDel (RFC 8290).
+    FqCoDel(FqCoDel),
 }
 
 impl Queue {
-    /// Offers a packet of `size` bytes; on refusal the caller drops it.
+    /// Offers packet `pkt` at `now`; `Err` means the arrival itself was dropped and the
+    /// caller drops it. Packets that were already waiting and are pushed out to make room
+    /// are reported through `on_drop` (only FQ-CoDel does this).
+    ///
+    /// `transmitting`: whether the link is serialising a packet right now. RED uses it to
+    /// tell an idle link (whose average decays, ns-2 `REDQueue::enque()`) from a busy one.
     #[inline]
-    pub fn enqueue(&mut self, id: PacketId, size: u32) -> Result<(), QueueDrop> {
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: Queued,
+        transmitting: bool,
+        on_drop: &mut impl FnMut(PacketId, QueueDrop),
+    ) -> Result<(), QueueDrop> {
         match self {
-            Queue::DropTail(q) => q.enqueue(id, size),
+            Queue::DropTail(q) => q.enqueue(now, pkt, transmitting),
+            Queue::Red(q) => q.enqueue(now, pkt, transmitting),
+            Queue::CoDel(q) => q.enqueue(now, pkt),
+            Queue::FqCoDel(q) => q.enqueue(now, pkt, on_drop),
         }
     }
 
-    /// The next packet to send, if any.
+    /// The head packet to transmit at `now`, if any. AQMs that drop at dequeue (CoDel,
+    /// FQ-CoDel) call `on_drop(id, QueueDrop::AqmDrop)` for each packet they discard on the
+    /// way; `None` then means that every waiting packet was dropped.
     #[inline]
-    pub fn dequeue(&mut self) -> Option<PacketId> {
+    pub fn dequeue(
+        &mut self,
+        now: SimTime,
+        on_drop: &mut impl FnMut(PacketId, QueueDrop),
+    ) -> Option<PacketId> {
         match self {
             Queue::DropTail(q) => q.dequeue(),
+            Queue::Red(q) => q.dequeue(now),
+            Queue::CoDel(q) => q.dequeue(now, on_drop),
+            Queue::FqCoDel(q) => q.dequeue(now, on_drop),
         }
     }
 
@@ -45,6 +126,20 @@ impl Queue {
     pub fn len(&self) -> usize {
         match self {
             Queue::DropTail(q) => q.len(),
+            Queue::Red(q) => q.len(),
+            Queue::CoDel(q) => q.len(),
+            Queue::FqCoDel(q) => q.len(),
+        }
+    }
+
+    /// Bytes waiting.
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Queue::DropTail(q) => q.bytes(),
+            Queue::Red(q) => q.bytes(),
+            Queue::CoDel(q) => q.bytes(),
+            Queue::FqCoDel(q) => q.bytes(),
         }
     }
 
@@ -54,10 +149,16 @@ impl Queue {
         self.len() == 0
     }
 
-    /// Handles of the waiting packets, head first (for audits and traces).
+    /// Handles of the waiting packets (for audits and traces): head first for the FIFO
+    /// disciplines, flow queue by flow queue for FQ-CoDel.
     pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
-        match self {
-            Queue::DropTail(q) => q.iter(),
-        }
+        let (fifo, flows) = match self {
+            Queue::DropTail(q) => (Some(q.fifo()), None),
+            Queue::Red(q) => (Some(q.fifo()), None),
+            Queue::CoDel(q) => (Some(q.fifo()), None),
+            Queue::FqCoDel(q) => (None, Some(q.iter())),
+        };
+        let fifo = fifo.into_iter().flat_map(|q| q.iter().map(|p| p.id));
+        fifo.chain(flows.into_iter().flatten())
     }
 }

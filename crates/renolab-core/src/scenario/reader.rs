@@ -54,6 +54,13 @@ impl<'a> Table<'a> {
         ScenarioError::new(self.field(key), message)
     }
 
+    /// The keys present, sorted.
+    pub fn keys(&self) -> Vec<&'a str> {
+        let mut keys: Vec<&str> = self.map.keys().map(String::as_str).collect();
+        keys.sort();
+        keys
+    }
+
     /// Fails on any key not in `allowed`.
     pub fn only(&self, allowed: &[&str]) -> Result<()> {
         let mut keys: Vec<&String> = self.map.keys().collect();

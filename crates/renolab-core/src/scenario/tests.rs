@@ -1,4 +1,5 @@
 use super::*;
+use crate::time::SimDuration;
 
 const BASE: &str = r#"
 [simulation]
@@ -38,11 +39,17 @@ fn a_valid_scenario_resolves_nodes_links_and_defaults() {
     assert_eq!(s.links[1].name, "g1-r1");
     assert_eq!(
         s.links[1].forward.queue,
-        QueueSpec::DropTail(QueueLimit::Packets(20))
+        QueueSpec::DropTail {
+            limit: QueueLimit::Packets(20),
+            counts_transmitting: false
+        }
     );
     assert_eq!(
         s.links[1].reverse.queue,
-        QueueSpec::DropTail(QueueLimit::Bytes(3000))
+        QueueSpec::DropTail {
+            limit: QueueLimit::Bytes(3000),
+            counts_transmitting: false
+        }
     );
     assert_eq!(
         s.links[1].reverse.rate,
@@ -53,7 +60,84 @@ fn a_valid_scenario_resolves_nodes_links_and_defaults() {
     assert_eq!((f.src, f.dst, f.mss, f.bytes), (0, 2, 1000, Some(100_000)));
     assert_eq!(f.sender.initial_window, 10, "RFC 6928 for a 1000-byte MSS");
     assert_eq!(f.sender.header_bytes, 40);
-    assert!(!f.receiver.delayed_ack);
+    assert!(
+        f.receiver.delayed_ack,
+        "RFC 5681 §4.2 under the default rfc profile"
+    );
+}
+
+#[test]
+fn profiles_supply_defaults_and_explicit_options_win() {
+    let ns2 = BASE
+        .replace("seed = 7", "seed = 7\nprofile = \"ns2\"")
+        .replace("mss = 1000\n", "");
+    let s = Scenario::from_toml_str(&ns2).unwrap();
+    let f = &s.flows[0];
+    assert_eq!(
+        (f.mss, f.sender.initial_window, f.sender.receiver_window),
+        (1000, 2, 20)
+    );
+    assert_eq!(
+        f.sender.initial_ssthresh, 20,
+        "ns-2 starts ssthresh at window_"
+    );
+    assert_eq!(f.sender.rto.min, SimDuration::from_millis(200));
+    assert_eq!(f.sender.rto.initial, SimDuration::from_secs(3));
+    assert_eq!(f.sender.rto.granularity, SimDuration::from_millis(10));
+    assert!(f.sender.handshake);
+    assert_eq!(f.sender.dialect, crate::tcp::Dialect::Ns2);
+    assert!(matches!(
+        s.links[1].forward.queue,
+        QueueSpec::DropTail {
+            counts_transmitting: true,
+            ..
+        }
+    ));
+    // A per-flow profile and an explicit option override the scenario's.
+    let mixed = ns2.replace("mss = 1000", "").replace(
+        "variant = \"reno\"",
+        "variant = \"reno\"\nprofile = \"opnet\"\noptions = { initial_window = 4 }",
+    );
+    let f = &Scenario::from_toml_str(&mixed).unwrap().flows[0];
+    assert_eq!(f.profile, "opnet");
+    assert_eq!(f.sender.initial_window, 4);
+    assert_eq!(f.sender.receiver_window, 65_535 / 1460);
+    assert_eq!(f.sender.rto.min, SimDuration::from_millis(500));
+}
+
+#[test]
+fn variant_options_are_checked_against_the_variant() {
+    let with = |variant: &str, opts: &str| {
+        BASE.replace(
+            "variant = \"reno\"",
+            &format!("variant = \"{variant}\"\noptions = {{ {opts} }}"),
+        )
+    };
+    let nr = Scenario::from_toml_str(&with(
+        "newreno",
+        "timer_reset = \"impatient\", careful = \"less\"",
+    ))
+    .unwrap();
+    assert!(matches!(
+        nr.flows[0].variant,
+        Variant::NewReno(NewRenoConfig {
+            timer_reset: crate::tcp::cc::TimerReset::Impatient,
+            ..
+        })
+    ));
+    assert_eq!(
+        err(&with("reno", "alpha = 2")),
+        "flow[0].options.alpha: is an option of variant \"vegas\", not \"reno\"; options of reno: \
+         initial_window, initial_ssthresh, window, dupack_threshold, min_rto, max_rto, initial_rto, \
+         clock_granularity, handshake, limited_transmit"
+    );
+    assert!(err(&with("newreno", "careful = 3"))
+        .starts_with("flow[0].options.careful: 3 is not allowed"));
+    assert!(err(&with("sack", "sack_recovery = \"fast\"")).contains("allowed: ns2, rfc6675"));
+    assert!(err(&with("vegas", "alpha = 4, beta = 2"))
+        .starts_with("flow[0].options.beta: (2) must not be below"));
+    let round = Scenario::from_toml_str(&with("vegas", "alpha = 2, beta = 4, gamma = 1")).unwrap();
+    assert_eq!(Scenario::from_value(&round.to_json()).unwrap(), round);
 }
 
 #[test]
@@ -73,7 +157,7 @@ fn errors_name_the_field_and_the_allowed_values() {
     let bad_variant = BASE.replace("variant = \"reno\"", "variant = \"renoo\"");
     assert_eq!(
         err(&bad_variant),
-        "flow[0].variant: unknown variant \"renoo\"; allowed: reno"
+        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas"
     );
     assert!(err(&BASE.replace("\"1Mbps\"", "\"-1Mbps\"")).starts_with("link[1].rate:"));
     assert_eq!(
@@ -94,7 +178,7 @@ fn errors_name_the_field_and_the_allowed_values() {
     );
     let opt = format!("{BASE}\n[flow.options]\nmin_rtoo = \"1s\"\n");
     assert!(
-        err(&opt).starts_with("flow[0].options.min_rtoo: unknown key"),
+        err(&opt).starts_with("flow[0].options.min_rtoo: is not an option"),
         "{}",
         err(&opt)
     );

@@ -12,15 +12,17 @@ mod results;
 pub use results::{FlowResult, LinkResult, RunOutput, RunSummary, StopReason};
 
 use crate::engine::{Event, Scheduler, TimerSlot};
-use crate::loss::{DropList, LossModel};
+use crate::loss::{DropList, LossModel, Uniform};
 use crate::net::{LinkDir, Packet, PacketId, PacketKind, PacketPool, Routes};
-use crate::queue::{DropTail, Queue};
+use crate::queue::{DropTail, Queue, Queued};
 use crate::rng::RngStream;
 use crate::scenario::{DirSpec, LossSpec, QueueSpec, Scenario, Variant};
-use crate::tcp::cc::{Cc, Reno};
-use crate::tcp::{TcpReceiver, TcpSender, Transfer, Window};
+use crate::tcp::cc::{Cc, NewReno, Reno, Tahoe, Vegas};
+use crate::tcp::sack::SackBlocks;
+use crate::tcp::sender::SegmentKind;
+use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer, Window};
 use crate::time::SimTime;
-use crate::trace::{NoTrace, Recorder, Tracer};
+use crate::trace::{NoTrace, Recorder, SeqEvent, Tracer};
 
 /// Per-flow packet counters kept by the network (not by the endpoints), for conservation.
 #[derive(Debug, Default, Clone, Copy)]
@@ -63,6 +65,8 @@ pub struct Simulation<T: Tracer> {
     stop_when_finished: bool,
     unfinished: usize,
     check_invariants: bool,
+    /// Scratch list of packets a queue drops during one operation (reused, never freed).
+    aqm_drops: Vec<PacketId>,
     tracer: T,
 }
 
@@ -98,6 +102,7 @@ pub fn run(
         sim.check_invariants = check_invariants;
         let (mut out, tracer) = sim.run_to_end()?;
         out.cwnd = tracer.cwnd;
+        out.seq = tracer.seq;
         Ok(out)
     }
 }
@@ -130,7 +135,10 @@ impl From<InvariantViolation> for RunError {
 
 fn build_queue(spec: &QueueSpec) -> Queue {
     match *spec {
-        QueueSpec::DropTail(limit) => Queue::DropTail(DropTail::new(limit)),
+        QueueSpec::DropTail {
+            limit,
+            counts_transmitting,
+        } => Queue::DropTail(DropTail::new(limit, counts_transmitting)),
     }
 }
 
@@ -144,10 +152,10 @@ fn build_losses(specs: &[LossSpec], seed: u64, dir_name: &str) -> Vec<LossModel>
                 segments,
                 packets,
             } => LossModel::List(DropList::new(*flow, segments, packets)),
-            LossSpec::Uniform { p } => LossModel::Uniform {
-                p: *p,
-                rng: RngStream::derive(seed, &format!("link/{dir_name}/loss/{i}")),
-            },
+            LossSpec::Uniform { p } => LossModel::Uniform(Uniform::new(
+                *p,
+                RngStream::derive(seed, &format!("link/{dir_name}/loss/{i}")),
+            )),
         })
         .collect()
 }
@@ -187,18 +195,33 @@ impl<T: Tracer> Simulation<T> {
                     mss: f.mss,
                     bytes: f.bytes,
                 };
+                let (iw, ssthresh) = (f.sender.initial_window, f.sender.initial_ssthresh);
+                // ns-2 keeps the fraction of W/2 after a fast retransmit (precisionReduce_).
+                let keep_fraction = f.sender.dialect == Dialect::Ns2;
                 let cc = match f.variant {
-                    Variant::Reno => Cc::Reno(Reno::new(
-                        f.sender.initial_window,
-                        f.sender.initial_ssthresh,
+                    Variant::Tahoe => Cc::Tahoe(Tahoe::new(iw, ssthresh)),
+                    Variant::Reno | Variant::Sack(_) => {
+                        Cc::Reno(Reno::new(iw, ssthresh, keep_fraction))
+                    }
+                    Variant::NewReno(c) => Cc::NewReno(NewReno::new(
+                        iw,
+                        ssthresh,
+                        c.ssthresh_estimation,
+                        keep_fraction,
                     )),
+                    Variant::Vegas(c) => Cc::Vegas(Vegas::new(iw, ssthresh, c)),
                 };
+                // The phase of ns-2's RTT tick clock (its random `boot_time_`), from the
+                // flow's own stream.
+                let tick = f.sender.rto.granularity.as_nanos();
+                let mut rng = RngStream::derive(scenario.seed, &format!("flow/{}", f.name));
+                let clock_phase = if tick > 0 { rng.next_u64() % tick } else { 0 };
                 Flow {
                     name: f.name.clone(),
                     variant: f.variant,
                     src: f.src,
                     dst: f.dst,
-                    sender: TcpSender::new(f.sender, transfer, cc),
+                    sender: TcpSender::new(f.sender, transfer, cc, clock_phase),
                     receiver: TcpReceiver::new(f.receiver, transfer),
                     sender_timer: TimerSlot::default(),
                     receiver_timer: TimerSlot::default(),
@@ -227,6 +250,7 @@ impl<T: Tracer> Simulation<T> {
             stop_when_finished: scenario.duration.is_none(),
             unfinished,
             check_invariants: false,
+            aqm_drops: Vec::new(),
             tracer,
         }
     }
@@ -276,19 +300,30 @@ impl<T: Tracer> Simulation<T> {
 
     // ----- links -------------------------------------------------------------------------
 
-    /// Hands packet `id` to link direction `d` at `now`: straight onto an idle wire, or into
-    /// the queue.
+    /// Hands packet `id` to link direction `d` at `now`. Every packet goes through the queue,
+    /// as in ns-2's `Queue::recv()` (RED's average must see arrivals at an idle link too);
+    /// an idle wire then takes it straight back.
     fn enqueue(&mut self, now: SimTime, d: u32, id: PacketId) {
-        let size = self.pool.get(id).size;
+        let packet = self.pool.get(id);
+        let (size, flow) = (packet.size, packet.flow);
         let link = &mut self.dirs[d as usize];
-        if link.queue.is_empty() && link.idle_at(now) {
-            let (arrival, pipe_was_empty) = link.start_tx(now, id, size);
-            if pipe_was_empty {
-                self.sched.schedule(arrival, Event::Arrive { dir: d });
+        let transmitting = !link.idle_at(now);
+        let mut pushed_out = std::mem::take(&mut self.aqm_drops);
+        let offered = link.queue.enqueue(
+            now,
+            Queued::new(id, size, flow),
+            transmitting,
+            &mut |victim, _| pushed_out.push(victim),
+        );
+        match offered {
+            // Idle wire and no transmission end pending, so the queue was empty: start now,
+            // exactly as if a transmission had just ended.
+            Ok(()) if !transmitting && !link.tx_end_pending => {
+                self.drop_queued(now, d, &mut pushed_out);
+                self.aqm_drops = pushed_out;
+                self.on_tx_end(now, d);
+                return;
             }
-            return;
-        }
-        match link.queue.enqueue(id, size) {
             Ok(()) => {
                 link.stats.max_queue = link.stats.max_queue.max(link.queue.len() as u64);
                 if !link.tx_end_pending {
@@ -297,29 +332,41 @@ impl<T: Tracer> Simulation<T> {
                     self.sched.schedule(at, Event::TxEnd { dir: d });
                 }
             }
-            Err(_overflow) => {
-                link.stats.queue_drops += 1;
-                self.drop_packet(id);
-            }
+            Err(_) => pushed_out.push(id),
+        }
+        self.drop_queued(now, d, &mut pushed_out);
+        self.aqm_drops = pushed_out;
+    }
+
+    /// Drops the packets a queue refused or pushed out, counting them on direction `d`.
+    fn drop_queued(&mut self, now: SimTime, d: u32, victims: &mut Vec<PacketId>) {
+        self.dirs[d as usize].stats.queue_drops += victims.len() as u64;
+        for victim in victims.drain(..) {
+            self.drop_packet(now, victim);
         }
     }
 
     fn on_tx_end(&mut self, now: SimTime, d: u32) {
+        let mut dropped = std::mem::take(&mut self.aqm_drops);
         let link = &mut self.dirs[d as usize];
         link.tx_end_pending = false;
-        let Some(id) = link.queue.dequeue() else {
-            return;
-        };
-        let size = self.pool.get(id).size;
-        let (arrival, pipe_was_empty) = link.start_tx(now, id, size);
-        if pipe_was_empty {
-            self.sched.schedule(arrival, Event::Arrive { dir: d });
+        let head = link
+            .queue
+            .dequeue(now, &mut |victim, _| dropped.push(victim));
+        if let Some(id) = head {
+            let size = self.pool.get(id).size;
+            let (arrival, pipe_was_empty) = link.start_tx(now, id, size);
+            if pipe_was_empty {
+                self.sched.schedule(arrival, Event::Arrive { dir: d });
+            }
+            if !link.queue.is_empty() {
+                link.tx_end_pending = true;
+                let at = link.busy_until;
+                self.sched.schedule(at, Event::TxEnd { dir: d });
+            }
         }
-        if !link.queue.is_empty() {
-            link.tx_end_pending = true;
-            let at = link.busy_until;
-            self.sched.schedule(at, Event::TxEnd { dir: d });
-        }
+        self.drop_queued(now, d, &mut dropped);
+        self.aqm_drops = dropped;
     }
 
     fn on_arrive(&mut self, now: SimTime, d: u32) {
@@ -335,7 +382,7 @@ impl<T: Tracer> Simulation<T> {
             let packet = *self.pool.get(id);
             if link.losses.iter_mut().any(|m| m.judge(&packet).is_some()) {
                 link.stats.loss_drops += 1;
-                self.drop_packet(id);
+                self.drop_packet(now, id);
                 return;
             }
         }
@@ -353,17 +400,25 @@ impl<T: Tracer> Simulation<T> {
             match self.routes.next_hop(node, dst) {
                 Some(d) => self.enqueue(now, d, id),
                 // Validation guarantees a route for every flow; be safe all the same.
-                None => self.drop_packet(id),
+                None => self.drop_packet(now, id),
             }
         }
     }
 
-    fn drop_packet(&mut self, id: PacketId) {
+    fn drop_packet(&mut self, now: SimTime, id: PacketId) {
         let packet = self.pool.remove(id);
+        if T::ENABLED {
+            let event = match packet.kind {
+                PacketKind::Data => SeqEvent::Dropped,
+                _ => SeqEvent::AckDropped,
+            };
+            self.tracer.seq_event(now, packet.flow, event, packet.seq);
+        }
         let c = &mut self.flows[packet.flow as usize].counters;
-        match packet.kind {
-            PacketKind::Data => c.data_dropped += 1,
-            PacketKind::Ack => c.acks_dropped += 1,
+        if packet.kind.is_forward() {
+            c.data_dropped += 1;
+        } else {
+            c.acks_dropped += 1;
         }
     }
 
@@ -384,7 +439,20 @@ impl<T: Tracer> Simulation<T> {
             }
             PacketKind::Ack => {
                 flow.counters.acks_arrived += 1;
-                flow.sender.on_ack(now, packet.seq);
+                flow.sender.on_ack(now, packet.seq, &packet.sack);
+                if T::ENABLED {
+                    self.tracer.seq_event(now, f, SeqEvent::Acked, packet.seq);
+                }
+                self.after_sender(now, f);
+            }
+            PacketKind::Syn => {
+                flow.counters.data_arrived += 1;
+                flow.receiver.on_syn(now);
+                self.after_receiver(now, f);
+            }
+            PacketKind::SynAck => {
+                flow.counters.acks_arrived += 1;
+                flow.sender.on_syn_ack(now);
                 self.after_sender(now, f);
             }
         }
@@ -398,16 +466,29 @@ impl<T: Tracer> Simulation<T> {
                 break;
             };
             flow.counters.data_sent += 1;
+            let kind = match tx.kind {
+                SegmentKind::Data => PacketKind::Data,
+                SegmentKind::Syn => PacketKind::Syn,
+            };
             let packet = Packet {
                 flow: f,
-                kind: PacketKind::Data,
+                kind,
                 seq: tx.seq,
                 size: flow.sender.wire_size(tx.payload),
                 dst: flow.dst,
                 retransmit: tx.retransmit,
                 sent_at: now,
+                sack: SackBlocks::EMPTY,
             };
             let src = flow.src;
+            if T::ENABLED && tx.kind == SegmentKind::Data {
+                let event = if tx.retransmit {
+                    SeqEvent::Retransmitted
+                } else {
+                    SeqEvent::Sent
+                };
+                self.tracer.seq_event(now, f, event, tx.seq);
+            }
             let id = self.pool.insert(packet);
             self.at_node(now, src, id);
         }
@@ -431,12 +512,17 @@ impl<T: Tracer> Simulation<T> {
             flow.counters.acks_sent += 1;
             let packet = Packet {
                 flow: f,
-                kind: PacketKind::Ack,
-                seq: ack,
-                size: flow.receiver.ack_size(),
+                kind: if ack.syn {
+                    PacketKind::SynAck
+                } else {
+                    PacketKind::Ack
+                },
+                seq: ack.ack,
+                size: flow.receiver.ack_size(ack.sack.len()),
                 dst: flow.src,
                 retransmit: false,
                 sent_at: now,
+                sack: ack.sack,
             };
             let dst_node = flow.dst;
             let id = self.pool.insert(packet);
@@ -480,9 +566,10 @@ impl<T: Tracer> Simulation<T> {
         for link in &self.dirs {
             for id in link.queue.iter().chain(link.pipe.iter().map(|&(_, id)| id)) {
                 let p = self.pool.get(id);
-                match p.kind {
-                    PacketKind::Data => data_in_net[p.flow as usize] += 1,
-                    PacketKind::Ack => acks_in_net[p.flow as usize] += 1,
+                if p.kind.is_forward() {
+                    data_in_net[p.flow as usize] += 1;
+                } else {
+                    acks_in_net[p.flow as usize] += 1;
                 }
             }
         }
@@ -507,7 +594,8 @@ impl<T: Tracer> Simulation<T> {
                     flow.name, c.acks_sent, c.acks_arrived, c.acks_dropped, acks_in_net[i]
                 )));
             }
-            if flow.sender.stats().segments_sent != c.data_sent {
+            let st = flow.sender.stats();
+            if st.segments_sent + st.syns_sent != c.data_sent {
                 return Err(InvariantViolation(format!(
                     "flow {}: sender and network disagree on segments sent",
                     flow.name

@@ -3,7 +3,7 @@
 use super::Simulation;
 use crate::scenario::Variant;
 use crate::time::SimTime;
-use crate::trace::{CwndSeries, Tracer};
+use crate::trace::{CwndSeries, SeqSeries, Tracer};
 
 /// Why the event loop ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,6 +141,8 @@ pub struct RunOutput {
     pub summary: RunSummary,
     /// The cwnd trace, if it was recorded.
     pub cwnd: Option<CwndSeries>,
+    /// The time-sequence trace, if it was recorded.
+    pub seq: Option<SeqSeries>,
 }
 
 pub(super) fn collect<T: Tracer>(
@@ -206,5 +208,6 @@ pub(super) fn collect<T: Tracer>(
         links,
         summary,
         cwnd: None,
+        seq: None,
     }
 }

@@ -1,6 +1,7 @@
 //! Settings of a TCP flow's sender and receiver, resolved from the scenario.
 
 use super::rtt::RtoConfig;
+use super::sender::Recovery;
 use crate::time::SimDuration;
 
 /// What the sender's application hands TCP: `bytes` in segments of `mss` (the last may be
@@ -39,6 +40,16 @@ impl Transfer {
     }
 }
 
+/// Where ns-2.35's one-way agents and the RFCs differ, which to follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// RFC 5681 / 6298: ssthresh halves the flight size; exact RTT clock.
+    Rfc,
+    /// ns-2.35: ssthresh halves `min(cwnd, window)`; RTTs in ticks with a random clock
+    /// phase; leaving fast recovery opens the window once more.
+    Ns2,
+}
+
 /// Sender settings. Windows are in segments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SenderConfig {
@@ -54,6 +65,15 @@ pub struct SenderConfig {
     pub dupack_threshold: u32,
     /// Retransmission timer.
     pub rto: RtoConfig,
+    /// A SYN / SYN-ACK exchange precedes data (ns-2's `syn_`).
+    pub handshake: bool,
+    /// RFC or ns-2 arithmetic where they differ.
+    pub dialect: Dialect,
+    /// How losses detected by duplicate ACKs are recovered.
+    pub recovery: Recovery,
+    /// RFC 3042 Limited Transmit: one new segment on each of the first two duplicate ACKs
+    /// (ns-2's `singledup_`).
+    pub limited_transmit: bool,
 }
 
 /// Receiver settings.
@@ -65,8 +85,10 @@ pub struct ReceiverConfig {
     pub ack_every: u32,
     /// With delayed ACKs: longest an in-order segment waits for its ACK.
     pub delack_timeout: SimDuration,
-    /// Size of an ACK on the wire, bytes.
+    /// Size of an ACK without options on the wire, bytes.
     pub ack_bytes: u32,
+    /// Report SACK blocks (RFC 2018).
+    pub sack: bool,
 }
 
 #[cfg(test)]

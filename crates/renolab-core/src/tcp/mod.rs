@@ -5,10 +5,13 @@ pub mod cc;
 pub mod config;
 pub mod receiver;
 pub mod rtt;
+pub mod sack;
+pub mod scoreboard;
 pub mod sender;
+pub mod seqset;
 pub mod window;
 
-pub use config::{ReceiverConfig, SenderConfig, Transfer};
+pub use config::{Dialect, ReceiverConfig, SenderConfig, Transfer};
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 pub use window::Window;

@@ -8,82 +8,20 @@
 //! and within `delack_timeout` of the first unacknowledged one; an immediate ACK for an
 //! out-of-order segment (a duplicate ACK) and for a segment that fills all or part of a gap.
 
-use std::collections::VecDeque;
-
 use super::config::{ReceiverConfig, Transfer};
+use super::sack::{SackBlocks, MAX_SACK_BLOCKS};
+use super::seqset::SeqSet;
 use crate::time::SimTime;
 
-/// Set of received segment numbers above the cumulative point, as a sliding bitmap.
-/// Reuses its words as the window slides, so steady state allocates nothing.
-#[derive(Clone, Debug, Default)]
-pub struct SeqSet {
-    words: VecDeque<u64>,
-    /// Segment number of bit 0 of `words[0]` divided by 64.
-    first_word: u32,
-    len: u32,
-}
-
-impl SeqSet {
-    /// Adds `seq`; returns false if it was already present.
-    pub fn insert(&mut self, seq: u32) -> bool {
-        let w = seq / 64;
-        if self.words.is_empty() {
-            self.first_word = w;
-        }
-        if w < self.first_word {
-            for _ in w..self.first_word {
-                self.words.push_front(0);
-            }
-            self.first_word = w;
-        }
-        let i = (w - self.first_word) as usize;
-        if i >= self.words.len() {
-            self.words.resize(i + 1, 0);
-        }
-        let bit = 1u64 << (seq % 64);
-        let fresh = self.words[i] & bit == 0;
-        self.words[i] |= bit;
-        self.len += fresh as u32;
-        fresh
-    }
-
-    /// Removes `seq`; returns whether it was present. Drops leading empty words.
-    pub fn remove(&mut self, seq: u32) -> bool {
-        let w = seq / 64;
-        if w < self.first_word || (w - self.first_word) as usize >= self.words.len() {
-            return false;
-        }
-        let i = (w - self.first_word) as usize;
-        let bit = 1u64 << (seq % 64);
-        let present = self.words[i] & bit != 0;
-        self.words[i] &= !bit;
-        self.len -= present as u32;
-        while self.words.front() == Some(&0) {
-            self.words.pop_front();
-            self.first_word += 1;
-        }
-        present
-    }
-
-    /// True when `seq` is in the set.
-    pub fn contains(&self, seq: u32) -> bool {
-        let w = seq / 64;
-        w >= self.first_word
-            && self
-                .words
-                .get((w - self.first_word) as usize)
-                .is_some_and(|x| x & (1 << (seq % 64)) != 0)
-    }
-
-    /// Number of segments in the set.
-    pub fn len(&self) -> u32 {
-        self.len
-    }
-
-    /// True when empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+/// An ACK the receiver sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckOut {
+    /// Cumulative ACK: the next segment expected.
+    pub ack: u32,
+    /// SACK blocks (empty unless the receiver does SACK).
+    pub sack: SackBlocks,
+    /// True for the SYN-ACK answering a SYN.
+    pub syn: bool,
 }
 
 /// Counters of a receiver.
@@ -107,9 +45,15 @@ pub struct TcpReceiver {
     /// Next segment expected in order.
     rcv_nxt: u32,
     out_of_order: SeqSet,
+    /// Most recent out-of-order arrivals, newest first: each names the block it landed in,
+    /// for the SACK option's ordering (RFC 2018 §4).
+    recent: [u32; MAX_SACK_BLOCKS],
+    recent_len: usize,
     /// In-order segments received since the last ACK.
     unacked: u32,
     ack_due: bool,
+    /// A SYN arrived and awaits its SYN-ACK.
+    syn_ack_due: bool,
     delack_deadline: Option<SimTime>,
     stats: ReceiverStats,
 }
@@ -122,8 +66,11 @@ impl TcpReceiver {
             transfer,
             rcv_nxt: 0,
             out_of_order: SeqSet::default(),
+            recent: [0; MAX_SACK_BLOCKS],
+            recent_len: 0,
             unacked: 0,
             ack_due: false,
+            syn_ack_due: false,
             delack_deadline: None,
             stats: ReceiverStats::default(),
         }
@@ -149,6 +96,11 @@ impl TcpReceiver {
         self.rcv_nxt = seq + 1;
     }
 
+    /// A SYN arrived: answer it (again, if it is a retransmission).
+    pub fn on_syn(&mut self, _now: SimTime) {
+        self.syn_ack_due = true;
+    }
+
     /// Processes an arriving data segment.
     pub fn on_segment(&mut self, now: SimTime, seq: u32) {
         self.stats.segments_received += 1;
@@ -159,6 +111,7 @@ impl TcpReceiver {
         }
         if seq > self.rcv_nxt {
             // Out of order: immediate (duplicate) ACK, RFC 5681 §4.2.
+            self.note_recent(seq);
             self.ack_due = true;
             return;
         }
@@ -178,6 +131,27 @@ impl TcpReceiver {
         }
     }
 
+    fn note_recent(&mut self, seq: u32) {
+        let n = self.recent_len.min(MAX_SACK_BLOCKS - 1);
+        self.recent.copy_within(0..n, 1);
+        self.recent[0] = seq;
+        self.recent_len = n + 1;
+    }
+
+    /// SACK blocks for an ACK sent now (RFC 2018 §4): the block holding the latest
+    /// out-of-order arrival first, then the blocks of earlier arrivals not yet covered.
+    fn sack_blocks(&self) -> SackBlocks {
+        let mut blocks = SackBlocks::EMPTY;
+        if self.config.sack {
+            for &seq in &self.recent[..self.recent_len] {
+                if let Some((start, end)) = self.out_of_order.run_around(seq) {
+                    blocks.push(start, end);
+                }
+            }
+        }
+        blocks
+    }
+
     /// The delayed-ACK timer expired (call when `poll_timeout() <= now`).
     pub fn on_timeout(&mut self, now: SimTime) {
         if matches!(self.delack_deadline, Some(d) if d <= now) {
@@ -185,8 +159,16 @@ impl TcpReceiver {
         }
     }
 
-    /// The cumulative ACK to send now, if one is due.
-    pub fn poll_transmit(&mut self, _now: SimTime) -> Option<u32> {
+    /// The ACK to send now, if one is due.
+    pub fn poll_transmit(&mut self, _now: SimTime) -> Option<AckOut> {
+        if self.syn_ack_due {
+            self.syn_ack_due = false;
+            return Some(AckOut {
+                ack: self.rcv_nxt,
+                sack: SackBlocks::EMPTY,
+                syn: true,
+            });
+        }
         if !self.ack_due {
             return None;
         }
@@ -194,7 +176,12 @@ impl TcpReceiver {
         self.unacked = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
-        Some(self.rcv_nxt)
+        let sack = self.sack_blocks();
+        Some(AckOut {
+            ack: self.rcv_nxt,
+            sack,
+            syn: false,
+        })
     }
 
     /// When the receiver next needs [`TcpReceiver::on_timeout`].
@@ -202,9 +189,10 @@ impl TcpReceiver {
         self.delack_deadline
     }
 
-    /// Size of an ACK on the wire.
-    pub fn ack_size(&self) -> u32 {
-        self.config.ack_bytes
+    /// Size on the wire of an ACK carrying `sack_blocks` blocks: ns-2 adds 8 bytes per block
+    /// (`tcp-sink.cc`); a real option takes 2 + 8n bytes padded to 4, the same to within 4.
+    pub fn ack_size(&self, sack_blocks: usize) -> u32 {
+        self.config.ack_bytes + 8 * sack_blocks as u32
     }
 }
 
@@ -219,6 +207,7 @@ mod tests {
             ack_every: 2,
             delack_timeout: SimDuration::from_millis(200),
             ack_bytes: 40,
+            sack: true,
         };
         TcpReceiver::new(
             config,
@@ -237,7 +226,7 @@ mod tests {
     fn without_delayed_ack_every_segment_is_acked() {
         let mut r = receiver(false);
         r.on_segment(t(0), 0);
-        assert_eq!(r.poll_transmit(t(0)), Some(1));
+        assert_eq!(r.poll_transmit(t(0)).map(|a| a.ack), Some(1));
         assert_eq!(r.poll_transmit(t(0)), None);
     }
 
@@ -246,17 +235,25 @@ mod tests {
         let mut r = receiver(true);
         r.on_segment(t(0), 0);
         r.on_segment(t(0), 1);
-        assert_eq!(r.poll_transmit(t(0)), Some(2));
+        assert_eq!(r.poll_transmit(t(0)).map(|a| a.ack), Some(2));
         r.on_segment(t(1), 3);
-        assert_eq!(r.poll_transmit(t(1)), Some(2), "dup ack at once");
-        r.on_segment(t(2), 4);
-        assert_eq!(r.poll_transmit(t(2)), Some(2));
-        r.on_segment(t(3), 2);
+        let dup = r.poll_transmit(t(1)).unwrap();
+        assert_eq!(dup.ack, 2, "dup ack at once");
+        assert_eq!(dup.sack.iter().collect::<Vec<_>>(), vec![(3, 4)]);
+        r.on_segment(t(2), 6);
+        let dup = r.poll_transmit(t(2)).unwrap();
         assert_eq!(
-            r.poll_transmit(t(3)),
-            Some(5),
-            "gap filled: immediate cumulative ACK"
+            dup.sack.iter().collect::<Vec<_>>(),
+            vec![(6, 7), (3, 4)],
+            "newest first"
         );
+        r.on_segment(t(2), 4);
+        let dup = r.poll_transmit(t(2)).unwrap();
+        assert_eq!(dup.sack.iter().collect::<Vec<_>>(), vec![(3, 5), (6, 7)]);
+        r.on_segment(t(3), 2);
+        let ack = r.poll_transmit(t(3)).unwrap();
+        assert_eq!(ack.ack, 5, "gap filled: immediate cumulative ACK");
+        assert_eq!(ack.sack.iter().collect::<Vec<_>>(), vec![(6, 7)]);
         assert_eq!(r.stats().bytes_delivered, 5000);
     }
 
@@ -267,7 +264,7 @@ mod tests {
         assert_eq!(r.poll_transmit(t(0)), None);
         assert_eq!(r.poll_timeout(), Some(t(200)));
         r.on_timeout(t(200));
-        assert_eq!(r.poll_transmit(t(200)), Some(1));
+        assert_eq!(r.poll_transmit(t(200)).map(|a| a.ack), Some(1));
         assert_eq!(r.poll_timeout(), None);
     }
 
@@ -279,19 +276,5 @@ mod tests {
         }
         assert_eq!(r.stats().bytes_delivered, 3000);
         assert_eq!(r.rcv_nxt(), 3);
-    }
-
-    #[test]
-    fn seq_set_slides_without_losing_members() {
-        let mut s = SeqSet::default();
-        assert!(s.insert(200));
-        assert!(s.insert(5));
-        assert!(!s.insert(5));
-        assert!(s.contains(200) && s.contains(5) && !s.contains(6));
-        assert!(s.remove(5));
-        assert!(s.contains(200));
-        assert_eq!(s.len(), 1);
-        assert!(s.remove(200));
-        assert!(s.is_empty());
     }
 }

@@ -19,9 +19,62 @@ pub struct RtoConfig {
     pub granularity: SimDuration,
 }
 
-/// SRTT/RTTVAR estimator with exponential back-off.
+/// The retransmission timer's estimator: RFC 6298 in exact nanoseconds, or ns-2.35's
+/// tick-based integer arithmetic.
 #[derive(Clone, Debug)]
-pub struct RttEstimator {
+pub enum RttEstimator {
+    /// RFC 6298.
+    Rfc6298(Rfc6298),
+    /// ns-2.35's `rtt_update()` / `rtt_timeout()` / `rtt_backoff()`.
+    Ns2(Ns2Rtt),
+}
+
+impl RttEstimator {
+    /// Current timeout, back-off included.
+    pub fn rto(&self) -> SimDuration {
+        match self {
+            RttEstimator::Rfc6298(e) => e.rto(),
+            RttEstimator::Ns2(e) => e.rto(),
+        }
+    }
+
+    /// Smoothed RTT, if any sample was taken.
+    pub fn srtt(&self) -> Option<SimDuration> {
+        match self {
+            RttEstimator::Rfc6298(e) => e.srtt(),
+            RttEstimator::Ns2(e) => e.srtt(),
+        }
+    }
+
+    /// Feeds the RTT `measured` for a segment whose ACK arrived at `now`.
+    pub fn on_sample(&mut self, now: crate::time::SimTime, measured: SimDuration) {
+        match self {
+            RttEstimator::Rfc6298(e) => e.on_sample(measured),
+            RttEstimator::Ns2(e) => e.on_sample(now, measured),
+        }
+    }
+
+    /// The timer expired: back off.
+    pub fn on_timeout(&mut self) {
+        match self {
+            RttEstimator::Rfc6298(e) => e.on_timeout(),
+            RttEstimator::Ns2(e) => e.on_timeout(),
+        }
+    }
+
+    /// A valid RTT sample ends the back-off (ns-2 clears it on the ACK of a timed segment
+    /// even when the sample itself changes nothing).
+    pub fn clear_backoff(&mut self) {
+        match self {
+            RttEstimator::Rfc6298(e) => e.backoff = 0,
+            RttEstimator::Ns2(e) => e.backoff = 1,
+        }
+    }
+}
+
+/// SRTT/RTTVAR estimator with exponential back-off, RFC 6298.
+#[derive(Clone, Debug)]
+pub struct Rfc6298 {
     config: RtoConfig,
     /// Smoothed RTT, ns; `None` before the first sample.
     srtt: Option<u64>,
@@ -33,10 +86,10 @@ pub struct RttEstimator {
     backoff: u32,
 }
 
-impl RttEstimator {
+impl Rfc6298 {
     /// An estimator that has seen no sample.
     pub fn new(config: RtoConfig) -> Self {
-        RttEstimator {
+        Rfc6298 {
             config,
             srtt: None,
             rttvar: 0,
@@ -96,6 +149,97 @@ impl RttEstimator {
     }
 }
 
+/// Fixed-point scaling of ns-2's smoothed RTT (`T_SRTT_BITS`) and variance (`T_RTTVAR_BITS`).
+const T_SRTT_BITS: u32 = 3;
+const T_RTTVAR_BITS: u32 = 2;
+
+/// ns-2.35's RTT estimator (`tcp.cc`): RTTs counted in whole ticks of `tcpTick_` on a clock
+/// whose phase is the agent's random `boot_time_`, SRTT kept ×8 and RTTVAR ×4 in integers.
+#[derive(Clone, Debug)]
+pub struct Ns2Rtt {
+    config: RtoConfig,
+    /// The agent's clock phase in [0, tick), ns.
+    boot_offset: u64,
+    /// SRTT in ticks, scaled by 8; 0 before the first sample.
+    srtt: i64,
+    /// RTTVAR in ticks, scaled by 4.
+    rttvar: i64,
+    /// `t_rtxcur_`: the RTO before back-off and clamping, ns.
+    rtxcur: u64,
+    /// `t_backoff_`: 1, 2, 4, ...
+    backoff: u64,
+}
+
+impl Ns2Rtt {
+    /// An estimator with clock phase `boot_offset` (ns, below the tick).
+    pub fn new(config: RtoConfig, boot_offset: u64) -> Self {
+        Ns2Rtt {
+            config,
+            boot_offset,
+            srtt: 0,
+            rttvar: 0,
+            rtxcur: config.initial.0,
+            backoff: 1,
+        }
+    }
+
+    fn tick(&self) -> u64 {
+        self.config.granularity.0.max(1)
+    }
+
+    /// Smoothed RTT, if any sample was taken.
+    pub fn srtt(&self) -> Option<SimDuration> {
+        (self.srtt > 0).then(|| SimDuration((self.srtt as u64 * self.tick()) >> T_SRTT_BITS))
+    }
+
+    /// ns-2 `rtt_update()`: the RTT counted in ticks of the agent's clock, then the
+    /// integer EWMA (gains 1/8 and 1/4) and `t_rtxcur_ = SRTT + 4 RTTVAR` in ticks.
+    pub fn on_sample(&mut self, now: crate::time::SimTime, measured: SimDuration) {
+        let tick = self.tick();
+        let sent = now.0 - measured.0 + self.boot_offset;
+        let tick_offset = sent % tick;
+        let ticks = (((measured.0 + tick_offset) / tick) as i64).max(1);
+        if self.srtt != 0 {
+            let mut delta = ticks - (self.srtt >> T_SRTT_BITS);
+            self.srtt += delta;
+            if self.srtt <= 0 {
+                self.srtt = 1;
+            }
+            delta = delta.abs() - (self.rttvar >> T_RTTVAR_BITS);
+            self.rttvar += delta;
+            if self.rttvar <= 0 {
+                self.rttvar = 1;
+            }
+        } else {
+            self.srtt = ticks << T_SRTT_BITS;
+            self.rttvar = ticks << (T_RTTVAR_BITS - 1);
+        }
+        // rttvar_exp_ = 2: ((rttvar << (2 + 3 - 2)) + srtt) >> 3, in ticks.
+        let rto_ticks =
+            ((self.rttvar << (2 + T_SRTT_BITS - T_RTTVAR_BITS)) + self.srtt) >> T_SRTT_BITS;
+        self.rtxcur = rto_ticks.max(0) as u64 * tick;
+    }
+
+    /// ns-2 `rtt_timeout()` with `rfc2988_` on: the minimum applies before the back-off.
+    pub fn rto(&self) -> SimDuration {
+        let base = self.rtxcur.max(self.config.min.0);
+        let timeout = base.saturating_mul(self.backoff).min(self.config.max.0);
+        SimDuration(timeout.max(2 * self.tick()))
+    }
+
+    /// ns-2 `rtt_backoff()`: double up to the maximum; past 8 back-offs the SRTT is folded
+    /// into the variance and forgotten.
+    pub fn on_timeout(&mut self) {
+        if self.backoff < 64 || self.rto() < self.config.max {
+            self.backoff <<= 1;
+        }
+        if self.backoff > 8 {
+            self.rttvar += self.srtt >> T_SRTT_BITS;
+            self.srtt = 0;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,7 +255,7 @@ mod tests {
 
     #[test]
     fn first_sample_sets_srtt_and_half_variance() {
-        let mut e = RttEstimator::new(cfg(0));
+        let mut e = Rfc6298::new(cfg(0));
         assert_eq!(e.rto(), SimDuration::from_secs(1));
         e.on_sample(SimDuration::from_millis(100));
         assert_eq!(e.srtt(), Some(SimDuration::from_millis(100)));
@@ -122,7 +266,7 @@ mod tests {
 
     #[test]
     fn later_samples_are_smoothed() {
-        let mut e = RttEstimator::new(cfg(0));
+        let mut e = Rfc6298::new(cfg(0));
         e.on_sample(SimDuration::from_millis(100));
         e.on_sample(SimDuration::from_millis(200));
         // rttvar = (3*50 + 100)/4 = 62.5; srtt = (700 + 200)/8 = 112.5
@@ -133,7 +277,7 @@ mod tests {
 
     #[test]
     fn backoff_doubles_until_the_maximum_and_a_sample_clears_it() {
-        let mut e = RttEstimator::new(cfg(0));
+        let mut e = Rfc6298::new(cfg(0));
         for _ in 0..10 {
             e.on_timeout();
         }
@@ -144,7 +288,7 @@ mod tests {
 
     #[test]
     fn granularity_quantises_samples_and_floors_the_variance_term() {
-        let mut e = RttEstimator::new(cfg(10));
+        let mut e = Rfc6298::new(cfg(10));
         e.on_sample(SimDuration::from_millis(104));
         assert_eq!(e.srtt(), Some(SimDuration::from_millis(100)));
         e.on_sample(SimDuration::from_millis(100));
@@ -155,8 +299,46 @@ mod tests {
 
     #[test]
     fn rto_never_goes_below_the_minimum() {
-        let mut e = RttEstimator::new(cfg(0));
+        let mut e = Rfc6298::new(cfg(0));
         e.on_sample(SimDuration::from_micros(10));
         assert_eq!(e.rto(), SimDuration::from_millis(200));
+    }
+
+    #[test]
+    fn ns2_counts_rtts_in_ticks_of_its_own_clock() {
+        let mut e = Ns2Rtt::new(cfg(10), 0);
+        assert_eq!(
+            e.rto(),
+            SimDuration::from_secs(1),
+            "initial RTO before any sample"
+        );
+        // 104 ms from a segment sent on a tick boundary: 10 ticks.
+        e.on_sample(
+            crate::time::SimTime(1_104_000_000),
+            SimDuration::from_millis(104),
+        );
+        assert_eq!(e.srtt(), Some(SimDuration::from_millis(100)));
+        // RTO = 10 + 4 * 5 ticks = 300 ms.
+        assert_eq!(e.rto(), SimDuration::from_millis(300));
+        // The same RTT measured from a segment sent 7 ms into a tick spans 11 ticks.
+        let mut late = Ns2Rtt::new(cfg(10), 7_000_000);
+        late.on_sample(
+            crate::time::SimTime(1_104_000_000),
+            SimDuration::from_millis(104),
+        );
+        assert_eq!(late.srtt(), Some(SimDuration::from_millis(110)));
+    }
+
+    #[test]
+    fn ns2_applies_the_minimum_before_backing_off() {
+        let mut e = Ns2Rtt::new(cfg(10), 0);
+        e.on_sample(
+            crate::time::SimTime(20_000_000),
+            SimDuration::from_millis(20),
+        );
+        // RTO = 2 + 4*1 ticks = 60 ms < 200 ms minimum.
+        assert_eq!(e.rto(), SimDuration::from_millis(200));
+        e.on_timeout();
+        assert_eq!(e.rto(), SimDuration::from_millis(400));
     }
 }

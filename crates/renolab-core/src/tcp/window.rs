@@ -36,6 +36,17 @@ impl Window {
         Window(self.0.saturating_add((n as u64) << FRAC_BITS))
     }
 
+    /// Half this window, keeping the fraction (ns-2's `precisionReduce_`).
+    pub fn half(self) -> Self {
+        Window(self.0 / 2)
+    }
+
+    /// Takes `n` whole segments off, never going below one segment.
+    #[inline]
+    pub fn minus(self, n: u32) -> Self {
+        Window(self.0.saturating_sub((n as u64) << FRAC_BITS).max(ONE))
+    }
+
     /// Congestion avoidance (RFC 5681 §3.1 eq. 3, per ACK): grows by 1/cwnd of a segment, so
     /// that a window's worth of ACKs adds about one segment.
     #[inline]

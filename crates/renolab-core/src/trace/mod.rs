@@ -8,7 +8,7 @@ use crate::tcp::Window;
 use crate::time::SimTime;
 
 /// Names of the traces a run can record.
-pub const TRACE_NAMES: &[&str] = &["cwnd"];
+pub const TRACE_NAMES: &[&str] = &["cwnd", "seq"];
 
 /// Receives trace events from the engine.
 pub trait Tracer {
@@ -16,6 +16,30 @@ pub trait Tracer {
     const ENABLED: bool;
     /// A flow's congestion window or slow-start threshold changed.
     fn cwnd_changed(&mut self, now: SimTime, flow: u32, cwnd: Window, ssthresh: Window);
+    /// Something happened to a segment of a flow (see [`SeqEvent`]).
+    fn seq_event(&mut self, now: SimTime, flow: u32, event: SeqEvent, seq: u32);
+}
+
+/// What happened to a segment, for the time-sequence trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum SeqEvent {
+    /// A new data segment left the sender.
+    Sent = 0,
+    /// A data segment left the sender again.
+    Retransmitted = 1,
+    /// A cumulative ACK reached the sender (`seq` = next segment expected).
+    Acked = 2,
+    /// A data segment was dropped in the network.
+    Dropped = 3,
+    /// An ACK was dropped in the network (`seq` = its cumulative ACK).
+    AckDropped = 4,
+}
+
+impl SeqEvent {
+    /// Names used in trace files, indexed by the event's code.
+    pub const NAMES: [&'static str; 5] =
+        ["sent", "retransmitted", "acked", "dropped", "ack_dropped"];
 }
 
 /// Records nothing, costs nothing.
@@ -26,6 +50,21 @@ impl Tracer for NoTrace {
     const ENABLED: bool = false;
     #[inline(always)]
     fn cwnd_changed(&mut self, _: SimTime, _: u32, _: Window, _: Window) {}
+    #[inline(always)]
+    fn seq_event(&mut self, _: SimTime, _: u32, _: SeqEvent, _: u32) {}
+}
+
+/// The time-sequence series as columns: one row per segment event.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SeqSeries {
+    /// Time of the event, ns.
+    pub time_ns: Vec<u64>,
+    /// Flow index.
+    pub flow: Vec<u32>,
+    /// Event code ([`SeqEvent`] as `u8`).
+    pub event: Vec<u8>,
+    /// Segment number (or cumulative ACK for ACK events).
+    pub seq: Vec<u32>,
 }
 
 /// The cwnd series as columns: one row per change.
@@ -46,6 +85,8 @@ pub struct CwndSeries {
 pub struct Recorder {
     /// The cwnd series, if requested.
     pub cwnd: Option<CwndSeries>,
+    /// The time-sequence series, if requested.
+    pub seq: Option<SeqSeries>,
 }
 
 impl Recorder {
@@ -55,6 +96,7 @@ impl Recorder {
         for name in names {
             match name.as_ref() {
                 "cwnd" => r.cwnd = Some(CwndSeries::default()),
+                "seq" => r.seq = Some(SeqSeries::default()),
                 other => {
                     return Err(format!(
                         "unknown trace {other:?}; allowed: {}",
@@ -75,6 +117,14 @@ impl Tracer for Recorder {
             s.flow.push(flow);
             s.cwnd.push(cwnd.as_f64());
             s.ssthresh.push(ssthresh.as_f64());
+        }
+    }
+    fn seq_event(&mut self, now: SimTime, flow: u32, event: SeqEvent, seq: u32) {
+        if let Some(s) = &mut self.seq {
+            s.time_ns.push(now.0);
+            s.flow.push(flow);
+            s.event.push(event as u8);
+            s.seq.push(seq);
         }
     }
 }

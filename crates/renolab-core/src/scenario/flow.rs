@@ -1,0 +1,403 @@
+//! `[[flow]]` tables: endpoints, application, TCP variant, profile and options.
+
+use serde_json::{json, Value};
+
+use super::profile::{self, Profile, PROFILES};
+use super::reader::Table;
+use super::{fmt_duration, FlowSpec, Result, ScenarioError, Variant};
+use crate::tcp::cc::{Careful, NewRenoConfig, TimerReset, VegasConfig};
+use crate::tcp::rtt::RtoConfig;
+use crate::tcp::sender::{Recovery, SackRecovery};
+use crate::tcp::{Dialect, ReceiverConfig, SenderConfig};
+use crate::time::SimDuration;
+
+/// TCP variants.
+pub const VARIANTS: &[&str] = &["tahoe", "reno", "newreno", "sack", "vegas"];
+/// Flow kinds.
+pub const FLOW_KINDS: &[&str] = &["tcp"];
+
+/// Largest MSS accepted (an IPv4 datagram must fit in 64 KiB).
+const MAX_MSS: u64 = 65_495;
+
+/// Options every variant takes.
+const COMMON_OPTIONS: &[&str] = &[
+    "initial_window",
+    "initial_ssthresh",
+    "window",
+    "dupack_threshold",
+    "min_rto",
+    "max_rto",
+    "initial_rto",
+    "clock_granularity",
+    "handshake",
+    "limited_transmit",
+];
+const NEWRENO_OPTIONS: &[&str] = &[
+    "partial_window_deflation",
+    "timer_reset",
+    "careful",
+    "ssthresh_estimation",
+];
+const SACK_OPTIONS: &[&str] = &["sack_recovery"];
+const VEGAS_OPTIONS: &[&str] = &["alpha", "beta", "gamma"];
+
+fn variant_options(variant: &str) -> &'static [&'static str] {
+    match variant {
+        "newreno" => NEWRENO_OPTIONS,
+        "sack" => SACK_OPTIONS,
+        "vegas" => VEGAS_OPTIONS,
+        _ => &[],
+    }
+}
+
+/// Parses flow `t`; `nodes` are the node names, `default_profile` the scenario's profile.
+pub(super) fn parse_flow(
+    t: &Table<'_>,
+    nodes: &[String],
+    default_profile: Profile,
+) -> Result<FlowSpec> {
+    t.only(&[
+        "name",
+        "kind",
+        "variant",
+        "profile",
+        "src",
+        "dst",
+        "start",
+        "bytes",
+        "mss",
+        "header_bytes",
+        "receiver",
+        "options",
+    ])?;
+    let name = t.req_str("name")?.to_string();
+    t.choice("kind", FLOW_KINDS)?;
+    let profile = t
+        .choice("profile", PROFILES)?
+        .map_or(default_profile, profile::by_name);
+    let variant_name = t.choice("variant", VARIANTS)?.unwrap_or("reno");
+    let node = |key: &str| -> Result<u32> {
+        let n = t.req_str(key)?;
+        nodes
+            .iter()
+            .position(|x| x == n)
+            .map(|i| i as u32)
+            .ok_or_else(|| {
+                ScenarioError::new(
+                    t.field(key),
+                    format!(
+                        "unknown node {n:?}; nodes (from the links): {}",
+                        nodes.join(", ")
+                    ),
+                )
+            })
+    };
+    let (src, dst) = (node("src")?, node("dst")?);
+    if src == dst {
+        return Err(ScenarioError::new(t.field("dst"), "must differ from `src`"));
+    }
+    let start = SimDuration(t.duration_ns("start")?.unwrap_or(0));
+    let mss = t.int("mss", 1, MAX_MSS)?.unwrap_or(profile.mss as u64) as u32;
+    let header_bytes = t.int("header_bytes", 0, 1024)?.unwrap_or(40) as u32;
+    let bytes = t.bytes("bytes", 1, 1 << 50)?;
+    if let Some(b) = bytes {
+        if b.div_ceil(mss as u64) >= u32::MAX as u64 {
+            return Err(ScenarioError::new(
+                t.field("bytes"),
+                "is more segments than a flow can number (2^32)",
+            ));
+        }
+    }
+    let receiver = parse_receiver(t.table("receiver")?, profile, variant_name == "sack")?;
+
+    let opts = t.table("options")?;
+    if let Some(o) = &opts {
+        let specific = variant_options(variant_name);
+        let mut allowed: Vec<&str> = COMMON_OPTIONS.to_vec();
+        allowed.extend_from_slice(specific);
+        for key in o.keys() {
+            if !allowed.contains(&key) {
+                let owner = VARIANTS.iter().find(|v| variant_options(v).contains(&key));
+                let why = match owner {
+                    Some(v) => format!("is an option of variant {v:?}, not {variant_name:?}"),
+                    None => "is not an option".to_string(),
+                };
+                return Err(ScenarioError::new(
+                    o.field(key),
+                    format!("{why}; options of {variant_name}: {}", allowed.join(", ")),
+                ));
+            }
+        }
+    }
+    let options = Options {
+        table: opts.as_ref(),
+        flow: t,
+    };
+    let sender = parse_sender(&options, profile, mss, header_bytes)?;
+    let variant = parse_variant(&options, profile, variant_name)?;
+    let sender = SenderConfig {
+        recovery: variant.recovery(),
+        ..sender
+    };
+    Ok(FlowSpec {
+        name,
+        variant,
+        src,
+        dst,
+        start,
+        bytes,
+        mss,
+        sender,
+        receiver,
+        profile: profile.name,
+    })
+}
+
+/// The `[flow.options]` table, possibly absent.
+struct Options<'a, 'b> {
+    table: Option<&'b Table<'a>>,
+    flow: &'b Table<'a>,
+}
+
+impl Options<'_, '_> {
+    fn field(&self, key: &str) -> String {
+        match self.table {
+            Some(o) => o.field(key),
+            None => format!("{}.options.{key}", self.flow.path()),
+        }
+    }
+    fn int(&self, key: &str, min: u64, max: u64) -> Result<Option<u64>> {
+        self.table.map_or(Ok(None), |o| o.int(key, min, max))
+    }
+    fn duration(&self, key: &str, default: SimDuration) -> Result<SimDuration> {
+        Ok(self
+            .table
+            .map_or(Ok(None), |o| o.duration_ns(key))?
+            .map_or(default, SimDuration))
+    }
+    fn bool(&self, key: &str) -> Result<Option<bool>> {
+        self.table.map_or(Ok(None), |o| o.bool(key))
+    }
+    fn choice(&self, key: &str, allowed: &[&str]) -> Result<Option<&str>> {
+        self.table.map_or(Ok(None), |o| o.choice(key, allowed))
+    }
+}
+
+fn parse_receiver(r: Option<Table<'_>>, profile: Profile, sack: bool) -> Result<ReceiverConfig> {
+    let mut config = ReceiverConfig {
+        delayed_ack: profile.delayed_ack,
+        ack_every: 2,
+        delack_timeout: profile.delack_timeout,
+        ack_bytes: 40,
+        sack,
+    };
+    if let Some(r) = r {
+        r.only(&["delayed_ack", "ack_every", "delack_timeout", "ack_bytes"])?;
+        config.delayed_ack = r.bool("delayed_ack")?.unwrap_or(config.delayed_ack);
+        config.ack_every = r
+            .int("ack_every", 1, 1_000_000)?
+            .map_or(config.ack_every, |n| n as u32);
+        config.delack_timeout = r
+            .duration_ns("delack_timeout")?
+            .map_or(config.delack_timeout, SimDuration);
+        config.ack_bytes = r
+            .int("ack_bytes", 1, 65_535)?
+            .map_or(config.ack_bytes, |n| n as u32);
+    }
+    Ok(config)
+}
+
+fn parse_sender(
+    o: &Options<'_, '_>,
+    profile: Profile,
+    mss: u32,
+    header_bytes: u32,
+) -> Result<SenderConfig> {
+    // RFC 6928: IW = min(10 * MSS, max(2 * MSS, 14600 bytes)).
+    let rfc6928_iw = (14_600 / mss).clamp(2, 10);
+    let initial_window = o
+        .int("initial_window", 1, 1 << 30)?
+        .map_or(profile.initial_window.unwrap_or(rfc6928_iw), |n| n as u32);
+    let profile_window = profile
+        .window
+        .unwrap_or_else(|| (profile.receive_buffer_bytes / mss as u64).max(1) as u32);
+    let receiver_window = o
+        .int("window", 1, u32::MAX as u64)?
+        .map_or(profile_window, |n| n as u32);
+    let initial_ssthresh = o
+        .int("initial_ssthresh", 2, u32::MAX as u64)?
+        .map_or(profile.initial_ssthresh.unwrap_or(receiver_window), |n| {
+            n as u32
+        });
+    let dupack_threshold = o
+        .int("dupack_threshold", 1, 1_000_000)?
+        .map_or(profile.dupack_threshold, |n| n as u32);
+    let rto = RtoConfig {
+        initial: o.duration("initial_rto", profile.initial_rto)?,
+        min: o.duration("min_rto", profile.min_rto)?,
+        max: o.duration("max_rto", profile.max_rto)?,
+        granularity: o.duration("clock_granularity", profile.clock_granularity)?,
+    };
+    if rto.initial.0 == 0 {
+        return Err(ScenarioError::new(
+            o.field("initial_rto"),
+            "must be longer than 0s",
+        ));
+    }
+    if rto.max < rto.min {
+        return Err(ScenarioError::new(
+            o.field("max_rto"),
+            format!(
+                "({}) must not be below min_rto ({})",
+                fmt_duration(rto.max),
+                fmt_duration(rto.min)
+            ),
+        ));
+    }
+    let handshake = o.bool("handshake")?.unwrap_or(profile.handshake);
+    let dialect = if profile.name == "ns2" {
+        Dialect::Ns2
+    } else {
+        Dialect::Rfc
+    };
+    Ok(SenderConfig {
+        header_bytes,
+        initial_window,
+        initial_ssthresh,
+        receiver_window,
+        dupack_threshold,
+        rto,
+        handshake,
+        dialect,
+        recovery: Recovery::Reno,
+        limited_transmit: o
+            .bool("limited_transmit")?
+            .unwrap_or(profile.limited_transmit),
+    })
+}
+
+fn parse_variant(o: &Options<'_, '_>, profile: Profile, name: &str) -> Result<Variant> {
+    Ok(match name {
+        "tahoe" => Variant::Tahoe,
+        "reno" => Variant::Reno,
+        "newreno" => {
+            let defaults = NewRenoConfig::default();
+            let timer_reset = match o.choice("timer_reset", &["slow_but_steady", "impatient"])? {
+                Some("impatient") => TimerReset::Impatient,
+                Some(_) => TimerReset::SlowButSteady,
+                None => defaults.timer_reset,
+            };
+            let careful = match o.table.and_then(|t| t.get("careful")) {
+                None => Careful::Careful,
+                Some(Value::Bool(true)) => Careful::Careful,
+                Some(Value::Bool(false)) => Careful::Off,
+                Some(Value::String(s)) if s == "less" => Careful::LessCareful,
+                Some(v) => {
+                    return Err(ScenarioError::new(
+                        o.field("careful"),
+                        format!("{v} is not allowed; use true (RFC 6582), \"less\" (§4.1 heuristic) or false"),
+                    ))
+                }
+            };
+            Variant::NewReno(NewRenoConfig {
+                partial_window_deflation: o
+                    .bool("partial_window_deflation")?
+                    .unwrap_or(profile.partial_window_deflation),
+                timer_reset,
+                careful,
+                ssthresh_estimation: o.bool("ssthresh_estimation")?.unwrap_or(false),
+            })
+        }
+        "sack" => {
+            let default = if profile.name == "ns2" {
+                SackRecovery::Ns2
+            } else {
+                SackRecovery::Rfc6675
+            };
+            Variant::Sack(match o.choice("sack_recovery", &["ns2", "rfc6675"])? {
+                Some("ns2") => SackRecovery::Ns2,
+                Some(_) => SackRecovery::Rfc6675,
+                None => default,
+            })
+        }
+        "vegas" => {
+            let d = VegasConfig::default();
+            let alpha = o.int("alpha", 0, 1_000_000)?.map_or(d.alpha, |n| n as u32);
+            let beta = o.int("beta", 0, 1_000_000)?.map_or(d.beta, |n| n as u32);
+            let gamma = o.int("gamma", 0, 1_000_000)?.map_or(d.gamma, |n| n as u32);
+            if beta < alpha {
+                return Err(ScenarioError::new(
+                    o.field("beta"),
+                    format!("({beta}) must not be below alpha ({alpha})"),
+                ));
+            }
+            Variant::Vegas(VegasConfig { alpha, beta, gamma })
+        }
+        _ => unreachable!("choice() only returns listed variants"),
+    })
+}
+
+/// The resolved flow as JSON, every default explicit.
+pub(super) fn flow_json(f: &FlowSpec, nodes: &[String]) -> Value {
+    let s = &f.sender;
+    let mut options = json!({
+        "initial_window": s.initial_window,
+        "initial_ssthresh": s.initial_ssthresh,
+        "window": s.receiver_window,
+        "dupack_threshold": s.dupack_threshold,
+        "initial_rto": fmt_duration(s.rto.initial),
+        "min_rto": fmt_duration(s.rto.min),
+        "max_rto": fmt_duration(s.rto.max),
+        "clock_granularity": fmt_duration(s.rto.granularity),
+        "handshake": s.handshake,
+    });
+    match f.variant {
+        Variant::NewReno(c) => {
+            options["partial_window_deflation"] = json!(c.partial_window_deflation);
+            options["timer_reset"] = json!(match c.timer_reset {
+                TimerReset::SlowButSteady => "slow_but_steady",
+                TimerReset::Impatient => "impatient",
+            });
+            options["careful"] = match c.careful {
+                Careful::Careful => json!(true),
+                Careful::LessCareful => json!("less"),
+                Careful::Off => json!(false),
+            };
+            options["ssthresh_estimation"] = json!(c.ssthresh_estimation);
+        }
+        Variant::Sack(m) => {
+            options["sack_recovery"] = json!(match m {
+                SackRecovery::Ns2 => "ns2",
+                SackRecovery::Rfc6675 => "rfc6675",
+            });
+        }
+        Variant::Vegas(c) => {
+            options["alpha"] = json!(c.alpha);
+            options["beta"] = json!(c.beta);
+            options["gamma"] = json!(c.gamma);
+        }
+        Variant::Tahoe | Variant::Reno => {}
+    }
+    let mut v = json!({
+        "name": f.name,
+        "kind": "tcp",
+        "variant": f.variant.name(),
+        "profile": f.profile,
+        "src": nodes[f.src as usize],
+        "dst": nodes[f.dst as usize],
+        "start": fmt_duration(f.start),
+        "mss": f.mss,
+        "header_bytes": s.header_bytes,
+        "receiver": {
+            "delayed_ack": f.receiver.delayed_ack,
+            "ack_every": f.receiver.ack_every,
+            "delack_timeout": fmt_duration(f.receiver.delack_timeout),
+            "ack_bytes": f.receiver.ack_bytes,
+        },
+        "options": options,
+    });
+    if let Some(b) = f.bytes {
+        v["bytes"] = json!(b);
+    }
+    v
+}

@@ -1,0 +1,325 @@
+//! Scripted sender tests: feed ACKs by hand, check what goes out and the window after
+//! each event, exactly.
+
+use super::*;
+use crate::tcp::cc::{NewReno, NewRenoConfig, Reno, Tahoe};
+use crate::tcp::rtt::RtoConfig;
+use crate::time::SimDuration;
+
+fn config(recovery: Recovery) -> SenderConfig {
+    SenderConfig {
+        header_bytes: 40,
+        initial_window: 1,
+        initial_ssthresh: u32::MAX,
+        receiver_window: 1000,
+        dupack_threshold: 3,
+        rto: RtoConfig {
+            initial: SimDuration::from_secs(1),
+            min: SimDuration::from_millis(200),
+            max: SimDuration::from_secs(60),
+            granularity: SimDuration::ZERO,
+        },
+        handshake: false,
+        dialect: Dialect::Rfc,
+        recovery,
+        limited_transmit: false,
+    }
+}
+
+fn sender_with(cc: Cc, recovery: Recovery, segments: u64) -> TcpSender {
+    let transfer = Transfer {
+        mss: 1000,
+        bytes: Some(segments * 1000),
+    };
+    let mut s = TcpSender::new(config(recovery), transfer, cc, 0);
+    s.start(SimTime::ZERO);
+    s
+}
+
+fn reno(iw: u32, segments: u64) -> TcpSender {
+    sender_with(
+        Cc::Reno(Reno::new(iw, u32::MAX, false)),
+        Recovery::Reno,
+        segments,
+    )
+}
+
+fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u32, bool)> {
+    std::iter::from_fn(|| s.poll_transmit(now))
+        .map(|t| (t.seq, t.retransmit))
+        .collect()
+}
+
+fn ack(s: &mut TcpSender, t: SimTime, a: u32) -> Vec<(u32, bool)> {
+    s.on_ack(t, a, &SackBlocks::EMPTY);
+    drain(s, t)
+}
+
+fn ms(n: u64) -> SimTime {
+    SimTime(n * 1_000_000)
+}
+
+fn w(n: u32) -> Window {
+    Window::segments(n)
+}
+
+#[test]
+fn sends_the_initial_window_then_waits() {
+    let mut s = reno(2, 100);
+    assert_eq!(drain(&mut s, ms(0)), vec![(0, false), (1, false)]);
+    assert_eq!(s.poll_timeout(), Some(ms(1000)));
+}
+
+#[test]
+fn each_ack_in_slow_start_releases_two_segments() {
+    let mut s = reno(1, 100);
+    drain(&mut s, ms(0));
+    assert_eq!(ack(&mut s, ms(100), 1), vec![(1, false), (2, false)]);
+    assert_eq!(s.cwnd(), w(2));
+    // The RTT sample (100 ms) set the RTO to 300 ms from this ACK.
+    assert_eq!(s.poll_timeout(), Some(ms(400)));
+}
+
+/// Sends segments 0..12 with cwnd 12 and ssthresh high: returns the sender.
+fn twelve_outstanding(mut s: TcpSender) -> TcpSender {
+    drain(&mut s, ms(0));
+    let mut a = 1;
+    while s.snd_max() < 12 {
+        ack(&mut s, ms(100), a);
+        a += 1;
+    }
+    // ACKs up to 3: window 12 at una 3 lets 3..15 go; keep it simple: una = 3.
+    s
+}
+
+#[test]
+fn reno_fast_retransmits_after_three_duplicates_and_deflates_on_new_data() {
+    let mut s = twelve_outstanding(reno(1, 100));
+    let una = s.snd_una();
+    let max = s.snd_max();
+    let flight = max - una;
+    assert!(ack(&mut s, ms(101), una).is_empty());
+    assert!(ack(&mut s, ms(101), una).is_empty());
+    assert_eq!(
+        ack(&mut s, ms(102), una),
+        vec![(una, true)],
+        "fast retransmit on the 3rd"
+    );
+    assert_eq!(s.ssthresh(), w(flight / 2));
+    assert_eq!(s.cwnd(), w(flight / 2 + 3));
+    assert!(s.in_fast_recovery());
+    // A 4th duplicate inflates by one.
+    ack(&mut s, ms(103), una);
+    assert_eq!(s.cwnd(), w(flight / 2 + 4));
+    // New data ends recovery: cwnd deflates to ssthresh.
+    ack(&mut s, ms(150), max);
+    assert!(!s.in_fast_recovery());
+    assert_eq!(s.cwnd(), w(flight / 2));
+    assert_eq!(
+        (
+            s.stats().fast_retransmits,
+            s.stats().retransmits,
+            s.stats().timeouts
+        ),
+        (1, 1, 0)
+    );
+}
+
+#[test]
+fn tahoe_restarts_slow_start_and_resends_from_the_hole() {
+    let s = sender_with(Cc::Tahoe(Tahoe::new(1, u32::MAX)), Recovery::GoBackN, 100);
+    let mut s = twelve_outstanding(s);
+    let una = s.snd_una();
+    ack(&mut s, ms(101), una);
+    ack(&mut s, ms(101), una);
+    assert_eq!(ack(&mut s, ms(102), una), vec![(una, true)]);
+    assert_eq!(s.cwnd(), w(1));
+    assert!(!s.in_fast_recovery());
+    // The next new ACK opens to 2 and resends what follows, again.
+    assert_eq!(
+        ack(&mut s, ms(200), una + 1),
+        vec![(una + 1, true), (una + 2, true)]
+    );
+}
+
+fn newreno(cfg: NewRenoConfig) -> TcpSender {
+    sender_with(
+        Cc::NewReno(NewReno::new(1, u32::MAX, false, false)),
+        Recovery::NewReno(cfg),
+        100,
+    )
+}
+
+#[test]
+fn newreno_retransmits_the_next_hole_on_a_partial_ack_and_stays_in_recovery() {
+    let mut s = twelve_outstanding(newreno(NewRenoConfig::default()));
+    let una = s.snd_una();
+    let max = s.snd_max();
+    for _ in 0..3 {
+        ack(&mut s, ms(101), una);
+    }
+    assert!(s.in_fast_recovery());
+    let before = s.cwnd();
+    // Segments una and una+2 were lost: the retransmission of una brings a partial ACK.
+    assert_eq!(ack(&mut s, ms(150), una + 2), vec![(una + 2, true)]);
+    assert!(s.in_fast_recovery());
+    // Partial window deflation: down by the 2 acknowledged, up by one.
+    assert_eq!(s.cwnd(), before.minus(1));
+    ack(&mut s, ms(200), max);
+    assert!(!s.in_fast_recovery());
+    assert_eq!(
+        (
+            s.stats().fast_retransmits,
+            s.stats().retransmits,
+            s.stats().timeouts
+        ),
+        (1, 2, 0)
+    );
+}
+
+#[test]
+fn impatient_newreno_restarts_the_timer_only_on_the_first_partial_ack() {
+    let cfg = NewRenoConfig::default();
+    assert_eq!(
+        cfg.timer_reset,
+        TimerReset::Impatient,
+        "RFC 6582 §3.2 step 5"
+    );
+    let mut s = twelve_outstanding(newreno(cfg));
+    let una = s.snd_una();
+    for _ in 0..3 {
+        ack(&mut s, ms(101), una);
+    }
+    ack(&mut s, ms(150), una + 1);
+    let after_first = s.poll_timeout();
+    ack(&mut s, ms(250), una + 2);
+    assert_eq!(
+        s.poll_timeout(),
+        after_first,
+        "second partial ACK leaves the timer"
+    );
+}
+
+#[test]
+fn slow_but_steady_newreno_restarts_the_timer_on_every_partial_ack() {
+    let cfg = NewRenoConfig {
+        timer_reset: TimerReset::SlowButSteady,
+        ..NewRenoConfig::default()
+    };
+    let mut s = twelve_outstanding(newreno(cfg));
+    let una = s.snd_una();
+    for _ in 0..3 {
+        ack(&mut s, ms(101), una);
+    }
+    ack(&mut s, ms(150), una + 1);
+    let after_first = s.poll_timeout();
+    ack(&mut s, ms(250), una + 2);
+    assert_eq!(
+        s.poll_timeout(),
+        after_first.map(|t| t + SimDuration::from_millis(100))
+    );
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() {
+    let mut s = twelve_outstanding(reno(1, 100));
+    s.config.limited_transmit = true;
+    let una = s.snd_una();
+    let max = s.snd_max();
+    assert_eq!(ack(&mut s, ms(101), una), vec![(max, false)]);
+    assert_eq!(ack(&mut s, ms(101), una), vec![(max + 1, false)]);
+    assert_eq!(
+        ack(&mut s, ms(101), una),
+        vec![(una, true)],
+        "then the fast retransmit"
+    );
+}
+
+#[test]
+fn a_timeout_goes_back_to_the_first_unacked_segment_with_a_doubled_rto() {
+    let mut s = reno(4, 100);
+    drain(&mut s, ms(0));
+    s.on_timeout(ms(999));
+    assert_eq!(s.stats().timeouts, 0, "not yet due");
+    s.on_timeout(ms(1000));
+    assert_eq!(s.stats().timeouts, 1);
+    assert_eq!(s.cwnd(), w(1));
+    assert_eq!(s.ssthresh(), w(2));
+    assert_eq!(drain(&mut s, ms(1000)), vec![(0, true)]);
+    assert_eq!(s.poll_timeout(), Some(ms(3000)), "backed off to 2 s");
+    // The ACK of the retransmission gives no RTT sample (Karn); slow start resends 1, 2.
+    assert_eq!(ack(&mut s, ms(1100), 1), vec![(1, true), (2, true)]);
+}
+
+#[test]
+fn duplicates_of_segments_sent_before_a_timeout_do_not_fast_retransmit() {
+    let mut s = reno(8, 100);
+    drain(&mut s, ms(0));
+    s.on_timeout(ms(1000));
+    drain(&mut s, ms(1000));
+    for _ in 0..5 {
+        ack(&mut s, ms(1100), 0);
+    }
+    assert_eq!(
+        s.stats().fast_retransmits,
+        0,
+        "snd_una has not passed recover"
+    );
+}
+
+#[test]
+fn a_finite_transfer_stops_at_its_last_segment() {
+    let mut s = reno(10, 3);
+    assert_eq!(drain(&mut s, ms(0)).len(), 3);
+    ack(&mut s, ms(100), 3);
+    assert!(s.is_complete());
+    assert_eq!(s.poll_timeout(), None);
+}
+
+#[test]
+fn with_a_handshake_data_waits_for_the_syn_ack() {
+    let transfer = Transfer {
+        mss: 1000,
+        bytes: Some(10_000),
+    };
+    let cfg = SenderConfig {
+        handshake: true,
+        initial_window: 2,
+        ..config(Recovery::Reno)
+    };
+    let mut s = TcpSender::new(cfg, transfer, Cc::Reno(Reno::new(2, u32::MAX, false)), 0);
+    s.start(ms(0));
+    let syn = s.poll_transmit(ms(0)).unwrap();
+    assert_eq!(syn.kind, SegmentKind::Syn);
+    assert_eq!(s.poll_transmit(ms(0)), None);
+    s.on_syn_ack(ms(100));
+    assert_eq!(drain(&mut s, ms(100)), vec![(0, false), (1, false)]);
+    // The SYN's RTT (100 ms) is the first sample: RTO = 100 + 4 * 50 = 300 ms.
+    assert_eq!(s.poll_timeout(), Some(ms(400)));
+}
+
+#[test]
+fn sack_recovery_retransmits_every_hole_before_the_first_partial_ack() {
+    let cc = Cc::Reno(Reno::new(1, u32::MAX, false));
+    for mode in [SackRecovery::Ns2, SackRecovery::Rfc6675] {
+        let mut s = twelve_outstanding(sender_with(cc.clone(), Recovery::Sack(mode), 100));
+        let una = s.snd_una();
+        let max = s.snd_max();
+        // una and una+2 are lost; the other segments of the window arrive one by one and
+        // each brings a duplicate ACK with SACK blocks, newest block first.
+        let mut sent = Vec::new();
+        for arrived in (una + 1..max).filter(|&x| x != una + 2) {
+            let mut b = SackBlocks::EMPTY;
+            if arrived > una + 2 {
+                b.push(una + 3, arrived + 1);
+            }
+            b.push(una + 1, una + 2);
+            s.on_ack(ms(101), una, &b);
+            sent.extend(drain(&mut s, ms(101)));
+        }
+        assert!(s.in_fast_recovery());
+        let retransmitted: Vec<u32> = sent.iter().filter(|x| x.1).map(|x| x.0).collect();
+        assert_eq!(retransmitted, vec![una, una + 2], "{mode:?}: {sent:?}");
+        assert_eq!(s.stats().fast_retransmits, 1);
+    }
+}

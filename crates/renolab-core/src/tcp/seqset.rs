@@ -1,0 +1,186 @@
+//! A set of segment numbers as a sliding bitmap: the receiver's out-of-order buffer and the
+//! sender's SACK scoreboard. It reuses its words as the window slides, so steady state
+//! allocates nothing.
+
+use std::collections::VecDeque;
+
+/// Set of received segment numbers above the cumulative point, as a sliding bitmap.
+/// Reuses its words as the window slides, so steady state allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct SeqSet {
+    words: VecDeque<u64>,
+    /// Segment number of bit 0 of `words[0]` divided by 64.
+    first_word: u32,
+    len: u32,
+}
+
+impl SeqSet {
+    /// Adds `seq`; returns false if it was already present.
+    pub fn insert(&mut self, seq: u32) -> bool {
+        let w = seq / 64;
+        if self.words.is_empty() {
+            self.first_word = w;
+        }
+        if w < self.first_word {
+            for _ in w..self.first_word {
+                self.words.push_front(0);
+            }
+            self.first_word = w;
+        }
+        let i = (w - self.first_word) as usize;
+        if i >= self.words.len() {
+            self.words.resize(i + 1, 0);
+        }
+        let bit = 1u64 << (seq % 64);
+        let fresh = self.words[i] & bit == 0;
+        self.words[i] |= bit;
+        self.len += fresh as u32;
+        fresh
+    }
+
+    /// Removes `seq`; returns whether it was present. Drops leading empty words.
+    pub fn remove(&mut self, seq: u32) -> bool {
+        let w = seq / 64;
+        if w < self.first_word || (w - self.first_word) as usize >= self.words.len() {
+            return false;
+        }
+        let i = (w - self.first_word) as usize;
+        let bit = 1u64 << (seq % 64);
+        let present = self.words[i] & bit != 0;
+        self.words[i] &= !bit;
+        self.len -= present as u32;
+        while self.words.front() == Some(&0) {
+            self.words.pop_front();
+            self.first_word += 1;
+        }
+        present
+    }
+
+    /// True when `seq` is in the set.
+    pub fn contains(&self, seq: u32) -> bool {
+        let w = seq / 64;
+        w >= self.first_word
+            && self
+                .words
+                .get((w - self.first_word) as usize)
+                .is_some_and(|x| x & (1 << (seq % 64)) != 0)
+    }
+
+    /// The maximal run of consecutive members containing `seq`, as `[start, end)`;
+    /// `None` if `seq` is not a member.
+    pub fn run_around(&self, seq: u32) -> Option<(u32, u32)> {
+        if !self.contains(seq) {
+            return None;
+        }
+        let mut start = seq;
+        while start > 0 && self.contains(start - 1) {
+            start -= 1;
+        }
+        let mut end = seq + 1;
+        while self.contains(end) {
+            end += 1;
+        }
+        Some((start, end))
+    }
+
+    /// Removes every member below `seq`.
+    pub fn clear_below(&mut self, seq: u32) {
+        let w = seq / 64;
+        while !self.words.is_empty() && self.first_word < w {
+            let word = self.words.pop_front().unwrap_or(0);
+            self.len -= word.count_ones();
+            self.first_word += 1;
+        }
+        if self.first_word == w {
+            if let Some(word) = self.words.front_mut() {
+                let below = *word & ((1u64 << (seq % 64)) - 1);
+                self.len -= below.count_ones();
+                *word &= !below;
+            }
+        }
+        while self.words.front() == Some(&0) {
+            self.words.pop_front();
+            self.first_word += 1;
+        }
+    }
+
+    /// The smallest member at or above `seq`, if any.
+    pub fn next_at_or_after(&self, seq: u32) -> Option<u32> {
+        let mut w = (seq / 64).max(self.first_word);
+        let mut mask = if w == seq / 64 {
+            !0u64 << (seq % 64)
+        } else {
+            !0u64
+        };
+        while let Some(&word) = self.words.get((w - self.first_word) as usize) {
+            let bits = word & mask;
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros());
+            }
+            w += 1;
+            mask = !0;
+        }
+        None
+    }
+
+    /// The largest member, if any.
+    pub fn max(&self) -> Option<u32> {
+        let (i, word) = self
+            .words
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, w)| **w != 0)?;
+        Some((self.first_word + i as u32) * 64 + 63 - word.leading_zeros())
+    }
+
+    /// Number of segments in the set.
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seq_set_slides_without_losing_members() {
+        let mut s = SeqSet::default();
+        assert!(s.insert(200));
+        assert!(s.insert(5));
+        assert!(!s.insert(5));
+        assert!(s.contains(200) && s.contains(5) && !s.contains(6));
+        assert!(s.remove(5));
+        assert!(s.contains(200));
+        assert_eq!(s.len(), 1);
+        assert!(s.remove(200));
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn runs_are_found_around_a_member() {
+        let mut s = SeqSet::default();
+        for x in [3, 4, 5, 7, 64, 65] {
+            s.insert(x);
+        }
+        assert_eq!(s.run_around(4), Some((3, 6)));
+        assert_eq!(s.run_around(7), Some((7, 8)));
+        assert_eq!(s.run_around(65), Some((64, 66)));
+        assert_eq!(s.run_around(6), None);
+        assert_eq!(s.next_at_or_after(6), Some(7));
+        assert_eq!(s.next_at_or_after(8), Some(64));
+        assert_eq!(s.next_at_or_after(66), None);
+        assert_eq!(s.max(), Some(65));
+        s.clear_below(5);
+        assert_eq!(s.len(), 4);
+        assert!(!s.contains(4) && s.contains(5));
+        s.clear_below(65);
+        assert_eq!((s.len(), s.max()), (1, Some(65)));
+    }
+}

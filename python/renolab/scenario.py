@@ -1,0 +1,224 @@
+"""Scenarios: the simulated network (links), the traffic (flows) and the run settings.
+
+A :class:`Scenario` is a thin wrapper around a plain nested dict with exactly the
+structure of a scenario TOML file (``simulation``, ``link``, ``flow`` and an
+optional free-text ``description``).  All
+validation happens in the Rust core; this module only converts between
+representations and hands the scenario over.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import json
+import math
+import os
+import re
+import sys
+import time
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Union
+
+import tomli_w
+
+from renolab import _core
+from renolab._core import ScenarioError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+if TYPE_CHECKING:
+    from renolab.results import Result
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+class Scenario:
+    """A simulation scenario: links, flows and run settings.
+
+    Build one from a TOML file (:meth:`from_toml`), a TOML string
+    (:meth:`from_toml_str`), a nested dict (:meth:`from_dict`) or keywords::
+
+        Scenario(
+            simulation={"seed": 1},
+            link=[{"from": "s1", "to": "r1", "rate": "10Mbps", "delay": "10ms"}],
+            flow=[{"name": "f1", "variant": "reno", "src": "s1", "dst": "r1",
+                   "bytes": 1_000_000}],
+        )
+
+    Construction never validates; :meth:`validate` and :meth:`run` do (in the
+    Rust core) and raise :class:`renolab.ScenarioError` naming the offending
+    field, e.g. ``link[0].rate: ...``.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(
+        self,
+        simulation: Mapping[str, Any] | None = None,
+        link: Iterable[Mapping[str, Any]] | None = None,
+        flow: Iterable[Mapping[str, Any]] | None = None,
+        description: str | None = None,
+    ) -> None:
+        data: dict[str, Any] = {}
+        if description is not None:
+            data["description"] = description
+        if simulation is not None:
+            data["simulation"] = copy.deepcopy(dict(simulation))
+        if link is not None:
+            data["link"] = copy.deepcopy(list(link))
+        if flow is not None:
+            data["flow"] = copy.deepcopy(list(flow))
+        self._data = data
+
+    # -- construction -----------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Scenario:
+        """Wrap a (deep-copied) nested dict with the structure of a scenario file."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"a scenario must be a mapping, not {type(data).__name__}")
+        scenario = cls.__new__(cls)
+        scenario._data = copy.deepcopy(dict(data))
+        return scenario
+
+    @classmethod
+    def from_toml_str(cls, text: str, *, source: str = "<string>") -> Scenario:
+        """Parse a scenario from TOML text.
+
+        A TOML syntax error raises :class:`ScenarioError` whose message starts
+        with ``source:line:column``.
+        """
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ScenarioError(_describe_toml_error(source, exc)) from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_toml(cls, path: PathLike) -> Scenario:
+        """Read a scenario TOML file.
+
+        A missing or unreadable file raises :class:`OSError`; a file that is not
+        valid UTF-8 TOML raises :class:`ScenarioError` naming the file (and the
+        line, for syntax errors).
+        """
+        source = os.fspath(path)
+        with open(source, "rb") as f:
+            raw = f.read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ScenarioError(f"{source}: not a UTF-8 text file ({exc.reason} at byte {exc.start})") from None
+        return cls.from_toml_str(text, source=source)
+
+    # -- conversion -------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a deep copy of the scenario as a nested dict."""
+        return copy.deepcopy(self._data)
+
+    def to_toml(self) -> str:
+        """Serialise to TOML text (keys whose value is ``None`` are left out)."""
+        return tomli_w.dumps(_plain(self._data, "", for_json=False))
+
+    def to_json(self) -> str:
+        """Serialise to compact JSON, the form the Rust core consumes."""
+        return json.dumps(_plain(self._data, "", for_json=True), separators=(",", ":"), allow_nan=False)
+
+    def with_seed(self, seed: int) -> Scenario:
+        """Return a copy whose ``simulation.seed`` is *seed*."""
+        data = self.to_dict()
+        simulation = data.setdefault("simulation", {})
+        if not isinstance(simulation, dict):
+            raise ScenarioError("simulation: expected a table; cannot set the seed")
+        simulation["seed"] = seed
+        return Scenario.from_dict(data)
+
+    # -- Rust core --------------------------------------------------------
+
+    def validate(self) -> dict[str, Any]:
+        """Validate in the core and return the normalised scenario (all defaults filled in).
+
+        Raises :class:`ScenarioError` on the first problem found.
+        """
+        normalised: dict[str, Any] = json.loads(_core.validate(self.to_json()))
+        return normalised
+
+    def run(self, trace: str | Iterable[str] = (), check_invariants: bool = False) -> Result:
+        """Simulate the scenario and return a :class:`renolab.Result`.
+
+        *trace* names the time series to record (e.g. ``"cwnd"``);
+        *check_invariants* enables the core's (slower) internal consistency checks.
+        Raises :class:`ScenarioError` for an invalid scenario or trace name and
+        :class:`renolab.SimulationError` if the simulation itself fails.
+        """
+        from renolab.results import Result
+
+        traces = [trace] if isinstance(trace, str) else list(trace)
+        scenario_json = self.to_json()
+        start = time.perf_counter()
+        raw = _core.run(scenario_json, traces, bool(check_invariants))
+        wall_time_s = time.perf_counter() - start
+        return Result(raw, scenario=json.loads(scenario_json), wall_time_s=wall_time_s)
+
+    # -- dunder -----------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return self._data == other._data
+
+    __hash__ = None  # type: ignore[assignment]  # mutable contents
+
+    def __repr__(self) -> str:
+        links = self._data.get("link")
+        flows = self._data.get("flow")
+        n_links = len(links) if isinstance(links, list) else 0
+        n_flows = len(flows) if isinstance(flows, list) else 0
+        return f"<renolab.Scenario: {n_links} link{'s' * (n_links != 1)}, {n_flows} flow{'s' * (n_flows != 1)}>"
+
+
+def _describe_toml_error(source: str, exc: Exception) -> str:
+    """Turn a TOMLDecodeError into ``source:line:col: invalid TOML: reason``."""
+    message = str(exc)
+    match = _TOML_POSITION.search(message)
+    if match:
+        reason = message[: match.start()]
+        return f"{source}:{match.group(1)}:{match.group(2)}: invalid TOML: {reason}"
+    return f"{source}: invalid TOML: {message}"
+
+
+def _plain(value: Any, path: str, *, for_json: bool) -> Any:
+    """Convert *value* to plain TOML/JSON-compatible Python objects.
+
+    Numpy scalars become Python numbers, tuples become lists, ``None`` table
+    entries are dropped, dates become ISO strings (JSON only).  Values that cannot
+    be represented at all raise :class:`ScenarioError` naming their *path*.
+    """
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ScenarioError(f"{path or 'scenario'}: key {key!r} is not a string")
+            if item is not None:
+                out[key] = _plain(item, f"{path}.{key}" if path else key, for_json=for_json)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, f"{path}[{i}]", for_json=for_json) for i, item in enumerate(value)]
+    if isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        if for_json and not math.isfinite(value):
+            raise ScenarioError(f"{path}: {value!r} is not a finite number")
+        return value
+    if isinstance(value, (datetime.date, datetime.time)):  # TOML dates/times
+        return value.isoformat() if for_json else value
+    if hasattr(value, "item") and callable(value.item):  # numpy scalar
+        return _plain(value.item(), path, for_json=for_json)
+    raise ScenarioError(f"{path or 'scenario'}: {type(value).__name__} values are not allowed in a scenario")

@@ -1,0 +1,139 @@
+"""The renolab command line: success paths and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.metadata import entry_points
+
+import pytest
+
+import renolab
+from renolab.cli import main
+
+
+def _set(path, value):
+    """Return a mutator that sets scenario[path...] = value."""
+
+    def mutate(scenario):
+        target = scenario
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return mutate
+
+
+def _duplicate_flow(scenario):
+    scenario["flow"].append(dict(scenario["flow"][0]))
+
+
+BAD_SCENARIOS = {
+    "unknown variant": (_set(["flow", 0, "variant"], "cubic-plus-plus"), "flow[0].variant"),
+    "negative rate": (_set(["link", 1, "rate"], "-1Mbps"), "link[1].rate"),
+    "flow source on no link": (_set(["flow", 0, "src"], "nowhere"), "flow[0].src"),
+    "duplicate flow name": (_duplicate_flow, "flow[1].name"),
+    "unparseable units": (_set(["link", 0, "rate"], "10 Mbit"), "link[0].rate"),
+    "zero mss": (_set(["flow", 0, "mss"], 0), "flow[0].mss"),
+}
+
+
+def _assert_one_line_error(capsys, code, expected_code=2):
+    captured = capsys.readouterr()
+    assert code == expected_code
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("renolab: error: ")
+    assert "Traceback" not in captured.err
+    return lines[0]
+
+
+@pytest.mark.parametrize("case", list(BAD_SCENARIOS), ids=list(BAD_SCENARIOS))
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_bad_scenario_gives_one_error_line_naming_the_field(
+    case, command, small_scenario, write_scenario, tmp_path, capsys
+):
+    mutate, field = BAD_SCENARIOS[case]
+    mutate(small_scenario)
+    path = write_scenario(small_scenario)
+    extra = ["--out", str(tmp_path / "out")] if command == "run" else []
+    line = _assert_one_line_error(capsys, main([command, str(path), *extra]))
+    assert field in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_scenario_file_gives_one_error_line(tmp_path, capsys):
+    missing = tmp_path / "missing.toml"
+    line = _assert_one_line_error(capsys, main(["run", str(missing), "--out", str(tmp_path / "out")]))
+    assert str(missing) in line
+
+
+def test_a_toml_syntax_error_gives_one_error_line_naming_file_and_line(write_scenario, tmp_path, capsys):
+    path = write_scenario('[simulation]\nseed = 1\n\n[[link]\nfrom = "a"\n')
+    line = _assert_one_line_error(capsys, main(["run", str(path), "--out", str(tmp_path / "out")]))
+    assert f"{path}:4:" in line
+
+
+def test_an_unknown_trace_name_gives_one_error_line(small_scenario, write_scenario, tmp_path, capsys):
+    path = write_scenario(small_scenario)
+    line = _assert_one_line_error(
+        capsys, main(["run", str(path), "--out", str(tmp_path / "out"), "--trace", "cwnd,nonsense"])
+    )
+    assert "nonsense" in line
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [[], ["frobnicate"], ["run"], ["run", "s.toml"], ["run", "s.toml", "--out", "o", "--seed", "abc"], ["check", "--bogus", "s.toml"]],
+    ids=["no command", "unknown command", "no scenario", "no --out", "non-integer seed", "unknown flag"],
+)
+def test_bad_command_lines_give_one_error_line(argv, capsys):
+    _assert_one_line_error(capsys, main(argv))
+
+
+def test_version_prints_the_package_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"renolab {renolab.__version__}"
+
+
+def test_check_reports_the_number_of_links_and_flows(small_scenario, write_scenario, capsys):
+    assert main(["check", str(write_scenario(small_scenario))]) == 0
+    assert capsys.readouterr().out.strip() == "ok: 2 links, 1 flow"
+
+
+def test_run_writes_results_and_prints_a_table(small_scenario, write_scenario, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["run", str(write_scenario(small_scenario)), "--out", str(out), "--trace", "cwnd", "--seed", "5"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert captured.err == ""
+    header, row = captured.out.splitlines()[:2]
+    assert header.split()[:3] == ["flow", "variant", "bytes"]
+    assert row.split()[:3] == ["f1", "reno", "100000"]
+    assert sorted(p.name for p in out.iterdir()) == ["cwnd.csv", "flows.csv", "links.csv", "summary.json"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["seed"] == 5
+    assert summary["scenario"]["simulation"]["seed"] == 5
+
+
+def test_the_module_entry_point_reports_errors_in_a_subprocess(small_scenario, write_scenario, tmp_path):
+    small_scenario["flow"][0]["variant"] = "cubic-plus-plus"
+    path = write_scenario(small_scenario)
+    proc = subprocess.run(
+        [sys.executable, "-m", "renolab", "run", str(path), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1
+    assert proc.stderr.startswith("renolab: error: flow[0].variant")
+
+
+def test_the_renolab_console_script_points_at_cli_main():
+    eps = entry_points()
+    group = eps.select(group="console_scripts") if hasattr(eps, "select") else eps.get("console_scripts", [])
+    scripts = [ep for ep in group if ep.name == "renolab"]
+    assert [ep.value for ep in scripts] == ["renolab.cli:main"]
