@@ -10,9 +10,14 @@ pub struct BitsPerSec(pub u64);
 impl BitsPerSec {
     /// Time to serialise `bytes` at this rate, in nanoseconds, rounded up so that a link
     /// never sends faster than its rate.
+    #[inline]
     pub fn tx_time_ns(self, bytes: u32) -> u64 {
-        let bits = bytes as u128 * 8 * 1_000_000_000;
-        bits.div_ceil(self.0 as u128) as u64
+        // 8e9 * bytes fits in u64 below 2^31 bytes, far above any packet: stay in u64.
+        if bytes < 1 << 31 {
+            (bytes as u64 * 8_000_000_000).div_ceil(self.0)
+        } else {
+            (bytes as u128 * 8_000_000_000).div_ceil(self.0 as u128) as u64
+        }
     }
 }
 

@@ -61,6 +61,16 @@ impl DropTail {
         }
     }
 
+    /// True if an arrival to this empty queue at an idle link is always accepted, so the
+    /// engine may put it straight on the wire without queueing it.
+    pub fn accepts_when_empty(&self, size: u32) -> bool {
+        match (self.limit, self.counts_transmitting) {
+            (QueueLimit::Packets(n), false) => n >= 1,
+            (QueueLimit::Packets(n), true) => n >= 2,
+            (QueueLimit::Bytes(b), _) => (size as u64) < b,
+        }
+    }
+
     /// Appends the packet unless that would exceed the limit. Neither the time nor the
     /// link's state changes the decision (ns-2's rule ignores them too).
     #[inline]

@@ -121,6 +121,18 @@ impl Queue {
         }
     }
 
+    /// True if the engine may send an arrival of `size` bytes straight onto an idle wire
+    /// when nothing waits, without passing it through the queue: the queue would accept it
+    /// and keeps no state about arrivals (RED does: its average decays over idle time, so
+    /// it must see every arrival, as ns-2's `Queue::recv()` shows it).
+    #[inline]
+    pub fn may_bypass_when_idle(&self, size: u32) -> bool {
+        match self {
+            Queue::DropTail(q) => q.is_empty() && q.accepts_when_empty(size),
+            Queue::Red(_) | Queue::CoDel(_) | Queue::FqCoDel(_) => false,
+        }
+    }
+
     /// Packets waiting.
     #[inline]
     pub fn len(&self) -> usize {

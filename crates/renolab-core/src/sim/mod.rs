@@ -308,6 +308,14 @@ impl<T: Tracer> Simulation<T> {
         let (size, flow) = (packet.size, packet.flow);
         let link = &mut self.dirs[d as usize];
         let transmitting = !link.idle_at(now);
+        if !transmitting && !link.tx_end_pending && link.queue.may_bypass_when_idle(size) {
+            // Fast path: an idle wire and a queue with nothing to decide.
+            let (arrival, pipe_was_empty) = link.start_tx(now, id, size);
+            if pipe_was_empty {
+                self.sched.schedule(arrival, Event::Arrive { dir: d });
+            }
+            return;
+        }
         let mut pushed_out = std::mem::take(&mut self.aqm_drops);
         let offered = link.queue.enqueue(
             now,
@@ -339,7 +347,11 @@ impl<T: Tracer> Simulation<T> {
     }
 
     /// Drops the packets a queue refused or pushed out, counting them on direction `d`.
+    #[inline]
     fn drop_queued(&mut self, now: SimTime, d: u32, victims: &mut Vec<PacketId>) {
+        if victims.is_empty() {
+            return;
+        }
         self.dirs[d as usize].stats.queue_drops += victims.len() as u64;
         for victim in victims.drain(..) {
             self.drop_packet(now, victim);
