@@ -333,3 +333,69 @@ fn newreno_without_pwd_bursts_at_most_a_window() {
         assert!(total < 2 * ep.w, "total new {total} < 2W");
     }
 }
+
+// ----- Vegas --------------------------------------------------------------------------------
+
+#[test]
+fn vegas_settles_with_alpha_to_beta_segments_queued_and_no_loss() {
+    // 10 Mb/s bottleneck behind a fast access link, 100 ms RTT, a buffer far larger than
+    // Vegas will use, 40 s of unlimited transfer.
+    let text = r#"
+[simulation]
+duration = "40s"
+[[link]]
+from = "s"
+to = "g"
+rate = "100Mbps"
+delay = "1ms"
+queue = { kind = "droptail", limit = 10000 }
+[[link]]
+from = "g"
+to = "r"
+rate = "10Mbps"
+delay = "49ms"
+queue = { kind = "droptail", limit = 1000 }
+[[flow]]
+name = "v"
+variant = "vegas"
+src = "s"
+dst = "r"
+mss = 1000
+receiver = { delayed_ack = false }
+options = { initial_window = 2, alpha = 1, beta = 3, gamma = 1 }
+"#;
+    let out = go(&Scenario::from_toml_str(text).unwrap());
+    let f = &out.flows[0];
+    assert_eq!(f.drops, 0, "Vegas never fills the buffer");
+    assert_eq!(f.retransmits, 0);
+    // Backlog at the bottleneck from each RTT sample: (RTT - base RTT) x rate / packet.
+    let ev = events(&out);
+    let mut sent = std::collections::HashMap::new();
+    let mut samples = Vec::new();
+    for &(t, e, s) in &ev {
+        match e {
+            SeqEvent::Sent => {
+                sent.insert(s, t);
+            }
+            SeqEvent::Acked => {
+                if let Some(&t0) = sent.get(&(s - 1)) {
+                    samples.push((t, t - t0));
+                }
+            }
+            _ => {}
+        }
+    }
+    let base = samples.iter().map(|s| s.1).min().unwrap();
+    let pkt_ns = 1040 * 8 * 100; // 1040 bytes at 10 Mb/s
+    let settled: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.0 > 20_000_000_000)
+        .map(|s| (s.1 - base) as f64 / pkt_ns as f64)
+        .collect();
+    let mean = settled.iter().sum::<f64>() / settled.len() as f64;
+    assert!(
+        (1.0..=3.0).contains(&mean),
+        "mean backlog {mean:.2} segments"
+    );
+    assert!(settled.iter().all(|&q| q <= 4.0), "backlog stays near beta");
+}

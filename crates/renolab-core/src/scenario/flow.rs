@@ -31,6 +31,7 @@ const COMMON_OPTIONS: &[&str] = &[
     "clock_granularity",
     "handshake",
     "limited_transmit",
+    "clock_phase",
 ];
 const NEWRENO_OPTIONS: &[&str] = &[
     "partial_window_deflation",
@@ -273,6 +274,10 @@ fn parse_sender(
         limited_transmit: o
             .bool("limited_transmit")?
             .unwrap_or(profile.limited_transmit),
+        clock_phase: o
+            .table
+            .map_or(Ok(None), |t| t.duration_ns("clock_phase"))?
+            .map(SimDuration),
     })
 }
 
@@ -350,7 +355,11 @@ pub(super) fn flow_json(f: &FlowSpec, nodes: &[String]) -> Value {
         "max_rto": fmt_duration(s.rto.max),
         "clock_granularity": fmt_duration(s.rto.granularity),
         "handshake": s.handshake,
+        "limited_transmit": s.limited_transmit,
     });
+    if let Some(phase) = s.clock_phase {
+        options["clock_phase"] = json!(fmt_duration(phase));
+    }
     match f.variant {
         Variant::NewReno(c) => {
             options["partial_window_deflation"] = json!(c.partial_window_deflation);

@@ -215,7 +215,11 @@ impl<T: Tracer> Simulation<T> {
                 // flow's own stream.
                 let tick = f.sender.rto.granularity.as_nanos();
                 let mut rng = RngStream::derive(scenario.seed, &format!("flow/{}", f.name));
-                let clock_phase = if tick > 0 { rng.next_u64() % tick } else { 0 };
+                let clock_phase = match f.sender.clock_phase {
+                    Some(phase) if tick > 0 => phase.as_nanos() % tick,
+                    _ if tick > 0 => rng.next_u64() % tick,
+                    _ => 0,
+                };
                 Flow {
                     name: f.name.clone(),
                     variant: f.variant,

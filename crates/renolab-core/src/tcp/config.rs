@@ -74,6 +74,9 @@ pub struct SenderConfig {
     /// RFC 3042 Limited Transmit: one new segment on each of the first two duplicate ACKs
     /// (ns-2's `singledup_`).
     pub limited_transmit: bool,
+    /// Phase of the RTT tick clock (ns-2's `boot_time_`); `None`: drawn from the flow's
+    /// random stream in [0, tick).
+    pub clock_phase: Option<SimDuration>,
 }
 
 /// Receiver settings.

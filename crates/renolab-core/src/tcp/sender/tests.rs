@@ -23,6 +23,7 @@ fn config(recovery: Recovery) -> SenderConfig {
         dialect: Dialect::Rfc,
         recovery,
         limited_transmit: false,
+        clock_phase: None,
     }
 }
 

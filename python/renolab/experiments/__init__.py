@@ -1,0 +1,1 @@
+"""Experiments of the published studies renolab reproduces, one module per study."""
