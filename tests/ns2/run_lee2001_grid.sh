@@ -3,7 +3,7 @@
 #
 #   C  in 1 2 4 8 16 32 Mb/s, W* = 20*C packets (lee2001 Table 1),
 #   B  in W*/4, W*/2, 3W*/4, W*,
-#   variants: reno, newreno (hoe=1), newreno (hoe=0), sack, tahoe.
+#   variants: reno, newreno (hoe=1), newreno (hoe=0), sack, tahoe, vegas.
 #
 # usage: tests/ns2/run_lee2001_grid.sh [output.csv]   (needs `ns` on PATH)
 # Set JOBS=n to change the number of parallel ns processes (default 4).
@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 for C in 1 2 4 8 16 32; do
     W=$((20 * C))
     for B in $((W / 4)) $((W / 2)) $((3 * W / 4)) $W; do
-        for vh in "reno 0" "newreno 1" "newreno 0" "sack 0" "tahoe 0"; do
+        for vh in "reno 0" "newreno 1" "newreno 0" "sack 0" "tahoe 0" "vegas 0"; do
             set -- $vh
             echo "$1 $2 $C $B"
         done
