@@ -15,6 +15,7 @@
 //! - [`net`]: packets (small `Copy` structs in a recycled slab), link directions (queue,
 //!   transmitter, propagation pipe) and static shortest-path routing.
 //! - [`queue`] and [`loss`]: what a link does to packets: queue disciplines, loss models.
+//! - [`app`]: applications that are not TCP's own bulk transfer (constant bit rate over UDP).
 //! - [`tcp`]: sans-IO TCP endpoints — the sender's shared machinery (window, duplicate ACKs,
 //!   RFC 6298 timer, Karn), the receiver (cumulative and delayed ACKs), and one file per
 //!   congestion-control variant under [`tcp::cc`].
@@ -24,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod engine;
 pub mod loss;
 pub mod net;

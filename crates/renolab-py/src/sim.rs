@@ -23,96 +23,59 @@ fn le_bytes<'py, T: Copy>(
     PyBytes::new(py, &buf)
 }
 
+/// Sets column `name` of `table` from the rows of `rows`.
+fn column<'py, R, V: IntoPyObject<'py>>(
+    table: &Bound<'py, PyDict>,
+    name: &str,
+    rows: &[R],
+    value: impl Fn(&R) -> V,
+) -> PyResult<()>
+where
+    Vec<V>: IntoPyObject<'py>,
+{
+    table.set_item(name, rows.iter().map(value).collect::<Vec<V>>())
+}
+
 fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
+    let secs = |t: Option<renolab_core::time::SimTime>| t.map(|t| t.as_secs_f64());
     let flows = PyDict::new(py);
-    let f = &out.flows;
-    flows.set_item("flow", f.iter().map(|r| r.flow.clone()).collect::<Vec<_>>())?;
-    flows.set_item(
-        "variant",
-        f.iter().map(|r| r.variant.name()).collect::<Vec<_>>(),
-    )?;
-    flows.set_item("src", f.iter().map(|r| r.src.clone()).collect::<Vec<_>>())?;
-    flows.set_item("dst", f.iter().map(|r| r.dst.clone()).collect::<Vec<_>>())?;
-    flows.set_item(
-        "bytes_delivered",
-        f.iter().map(|r| r.bytes_delivered).collect::<Vec<_>>(),
-    )?;
-    flows.set_item(
-        "completion_time_s",
-        f.iter().map(|r| r.completion_time_s()).collect::<Vec<_>>(),
-    )?;
-    flows.set_item(
-        "throughput_bps",
-        f.iter().map(|r| r.throughput_bps()).collect::<Vec<_>>(),
-    )?;
-    flows.set_item(
-        "retransmits",
-        f.iter().map(|r| r.retransmits).collect::<Vec<_>>(),
-    )?;
-    flows.set_item("timeouts", f.iter().map(|r| r.timeouts).collect::<Vec<_>>())?;
-    flows.set_item(
-        "fast_retransmits",
-        f.iter().map(|r| r.fast_retransmits).collect::<Vec<_>>(),
-    )?;
-    flows.set_item("drops", f.iter().map(|r| r.drops).collect::<Vec<_>>())?;
-    flows.set_item(
-        "data_drops",
-        f.iter().map(|r| r.data_drops).collect::<Vec<_>>(),
-    )?;
-    flows.set_item(
-        "ack_drops",
-        f.iter().map(|r| r.ack_drops).collect::<Vec<_>>(),
-    )?;
-    flows.set_item(
-        "segments_sent",
-        f.iter().map(|r| r.segments_sent).collect::<Vec<_>>(),
-    )?;
-    flows.set_item(
-        "segments_delivered",
-        f.iter().map(|r| r.segments_delivered).collect::<Vec<_>>(),
-    )?;
-    flows.set_item(
-        "first_send_s",
-        f.iter()
-            .map(|r| r.first_send.map(|t| t.as_secs_f64()))
-            .collect::<Vec<_>>(),
-    )?;
-    flows.set_item(
-        "finish_s",
-        f.iter()
-            .map(|r| r.finish.map(|t| t.as_secs_f64()))
-            .collect::<Vec<_>>(),
-    )?;
+    let f = &out.flows[..];
+    column(&flows, "flow", f, |r| r.flow.clone())?;
+    column(&flows, "variant", f, |r| r.variant)?;
+    column(&flows, "src", f, |r| r.src.clone())?;
+    column(&flows, "dst", f, |r| r.dst.clone())?;
+    column(&flows, "bytes_delivered", f, |r| r.bytes_delivered)?;
+    column(&flows, "completion_time_s", f, |r| r.completion_time_s())?;
+    column(&flows, "throughput_bps", f, |r| r.throughput_bps())?;
+    column(&flows, "retransmits", f, |r| r.retransmits)?;
+    column(&flows, "timeouts", f, |r| r.timeouts)?;
+    column(&flows, "fast_retransmits", f, |r| r.fast_retransmits)?;
+    column(&flows, "drops", f, |r| r.drops)?;
+    column(&flows, "data_drops", f, |r| r.data_drops)?;
+    column(&flows, "ack_drops", f, |r| r.ack_drops)?;
+    column(&flows, "segments_sent", f, |r| r.segments_sent)?;
+    column(&flows, "segments_delivered", f, |r| r.segments_delivered)?;
+    column(&flows, "first_send_s", f, |r| secs(r.first_send))?;
+    column(&flows, "finish_s", f, |r| secs(r.finish))?;
+    column(&flows, "mean_latency_s", f, |r| r.mean_latency_s)?;
 
     let links = PyDict::new(py);
-    let l = &out.links;
-    links.set_item("link", l.iter().map(|r| r.link.clone()).collect::<Vec<_>>())?;
-    links.set_item("from", l.iter().map(|r| r.from.clone()).collect::<Vec<_>>())?;
-    links.set_item("to", l.iter().map(|r| r.to.clone()).collect::<Vec<_>>())?;
-    links.set_item(
-        "packets_sent",
-        l.iter().map(|r| r.packets_sent).collect::<Vec<_>>(),
-    )?;
-    links.set_item(
-        "bytes_sent",
-        l.iter().map(|r| r.bytes_sent).collect::<Vec<_>>(),
-    )?;
-    links.set_item(
-        "queue_drops",
-        l.iter().map(|r| r.queue_drops).collect::<Vec<_>>(),
-    )?;
-    links.set_item(
-        "loss_drops",
-        l.iter().map(|r| r.loss_drops).collect::<Vec<_>>(),
-    )?;
-    links.set_item(
-        "utilisation",
-        l.iter().map(|r| r.utilisation).collect::<Vec<_>>(),
-    )?;
-    links.set_item(
-        "max_queue",
-        l.iter().map(|r| r.max_queue).collect::<Vec<_>>(),
-    )?;
+    let l = &out.links[..];
+    column(&links, "link", l, |r| r.link.clone())?;
+    column(&links, "from", l, |r| r.from.clone())?;
+    column(&links, "to", l, |r| r.to.clone())?;
+    column(&links, "packets_sent", l, |r| r.packets_sent)?;
+    column(&links, "bytes_sent", l, |r| r.bytes_sent)?;
+    column(&links, "queue_drops", l, |r| r.queue_drops)?;
+    column(&links, "loss_drops", l, |r| r.loss_drops)?;
+    column(&links, "overflow_drops", l, |r| r.stats.overflow_drops)?;
+    column(&links, "early_drops", l, |r| r.stats.early_drops)?;
+    column(&links, "aqm_drops", l, |r| r.stats.aqm_drops)?;
+    column(&links, "bit_error_drops", l, |r| r.stats.bit_error_drops)?;
+    column(&links, "random_drops", l, |r| r.stats.random_drops)?;
+    column(&links, "scripted_drops", l, |r| r.stats.scripted_drops)?;
+    column(&links, "utilisation", l, |r| r.utilisation)?;
+    column(&links, "max_queue", l, |r| r.max_queue)?;
 
     let s = &out.summary;
     let summary = PyDict::new(py);

@@ -31,6 +31,16 @@ pub enum Event {
         /// Index of the flow.
         flow: u32,
     },
+    /// A flow's application stops offering data.
+    FlowStop {
+        /// Index of the flow.
+        flow: u32,
+    },
+    /// A constant-bit-rate source may have a packet due.
+    CbrSend {
+        /// Index of the flow.
+        flow: u32,
+    },
     /// The timer of a flow's sender (RTO) may be due.
     SenderTimer {
         /// Index of the flow.

@@ -84,7 +84,7 @@ impl AppliesTo {
     pub fn covers(self, kind: PacketKind) -> bool {
         match self {
             AppliesTo::All => true,
-            AppliesTo::Data => kind == PacketKind::Data,
+            AppliesTo::Data => matches!(kind, PacketKind::Data | PacketKind::Datagram),
             AppliesTo::Ack => kind == PacketKind::Ack,
         }
     }

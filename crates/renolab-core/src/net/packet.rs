@@ -22,12 +22,17 @@ pub enum PacketKind {
     Syn,
     /// The receiver's answer to a SYN.
     SynAck,
+    /// A UDP datagram of a constant-bit-rate flow.
+    Datagram,
 }
 
 impl PacketKind {
     /// True for packets that travel from the sender to the receiver.
     pub fn is_forward(self) -> bool {
-        matches!(self, PacketKind::Data | PacketKind::Syn)
+        matches!(
+            self,
+            PacketKind::Data | PacketKind::Syn | PacketKind::Datagram
+        )
     }
 }
 

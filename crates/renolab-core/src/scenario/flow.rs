@@ -4,7 +4,10 @@ use serde_json::{json, Value};
 
 use super::profile::{self, Profile, PROFILES};
 use super::reader::Table;
-use super::{fmt_duration, FlowSpec, Result, ScenarioError, Variant};
+use super::{
+    fmt_duration, fmt_rate, CbrSpec, FlowSpec, Result, ScenarioError, Start, TcpSpec, Traffic,
+    Variant,
+};
 use crate::tcp::cc::{Careful, NewRenoConfig, TimerReset, VegasConfig};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::{Recovery, SackRecovery};
@@ -14,7 +17,7 @@ use crate::time::SimDuration;
 /// TCP variants.
 pub const VARIANTS: &[&str] = &["tahoe", "reno", "newreno", "sack", "vegas"];
 /// Flow kinds.
-pub const FLOW_KINDS: &[&str] = &["tcp"];
+pub const FLOW_KINDS: &[&str] = &["tcp", "cbr"];
 
 /// Largest MSS accepted (an IPv4 datagram must fit in 64 KiB).
 const MAX_MSS: u64 = 65_495;
@@ -57,26 +60,8 @@ pub(super) fn parse_flow(
     nodes: &[String],
     default_profile: Profile,
 ) -> Result<FlowSpec> {
-    t.only(&[
-        "name",
-        "kind",
-        "variant",
-        "profile",
-        "src",
-        "dst",
-        "start",
-        "bytes",
-        "mss",
-        "header_bytes",
-        "receiver",
-        "options",
-    ])?;
     let name = t.req_str("name")?.to_string();
-    t.choice("kind", FLOW_KINDS)?;
-    let profile = t
-        .choice("profile", PROFILES)?
-        .map_or(default_profile, profile::by_name);
-    let variant_name = t.choice("variant", VARIANTS)?.unwrap_or("reno");
+    let kind = t.choice("kind", FLOW_KINDS)?.unwrap_or("tcp");
     let node = |key: &str| -> Result<u32> {
         let n = t.req_str(key)?;
         nodes
@@ -97,7 +82,122 @@ pub(super) fn parse_flow(
     if src == dst {
         return Err(ScenarioError::new(t.field("dst"), "must differ from `src`"));
     }
-    let start = SimDuration(t.duration_ns("start")?.unwrap_or(0));
+    let start = parse_start(t)?;
+    let stop = t.duration_ns("stop")?.map(SimDuration);
+    if let (Some(stop), Start::At(s) | Start::Uniform { hi: s, .. }) = (stop, start) {
+        if stop <= s {
+            return Err(ScenarioError::new(
+                t.field("stop"),
+                "must be later than `start`",
+            ));
+        }
+    }
+    let traffic = match kind {
+        "cbr" => {
+            t.only(&[
+                "name",
+                "kind",
+                "src",
+                "dst",
+                "start",
+                "stop",
+                "rate",
+                "packet_bytes",
+                "jitter",
+            ])?;
+            let rate = match t.str("rate")? {
+                Some(r) => crate::units::parse_rate(r)
+                    .map_err(|m| ScenarioError::new(t.field("rate"), m))?,
+                None => {
+                    return Err(ScenarioError::new(
+                        t.field("rate"),
+                        "is required for a cbr flow, e.g. \"2Mbps\"",
+                    ))
+                }
+            };
+            Traffic::Cbr(CbrSpec {
+                rate,
+                packet_bytes: t.int("packet_bytes", 1, 65_535)?.unwrap_or(1000) as u32,
+                jitter: t.float("jitter", 0.0, 2.0)?.unwrap_or(0.0),
+            })
+        }
+        _ => {
+            t.only(&[
+                "name",
+                "kind",
+                "variant",
+                "profile",
+                "src",
+                "dst",
+                "start",
+                "stop",
+                "bytes",
+                "mss",
+                "header_bytes",
+                "receiver",
+                "options",
+            ])?;
+            Traffic::Tcp(parse_tcp(t, default_profile)?)
+        }
+    };
+    if stop.is_some() && matches!(&traffic, Traffic::Tcp(tcp) if tcp.bytes.is_some()) {
+        return Err(ScenarioError::new(
+            t.field("stop"),
+            "is for unlimited flows; a flow with `bytes` ends by itself",
+        ));
+    }
+    Ok(FlowSpec {
+        name,
+        src,
+        dst,
+        start,
+        stop,
+        traffic,
+    })
+}
+
+/// `start = "5s"` or `start = { uniform = ["50s", "51s"] }`.
+fn parse_start(t: &Table<'_>) -> Result<Start> {
+    match t.get("start") {
+        None => Ok(Start::At(SimDuration::ZERO)),
+        Some(Value::Object(_)) => {
+            let s = t.table("start")?.expect("present");
+            s.only(&["uniform"])?;
+            let bad = || {
+                ScenarioError::new(
+                    s.field("uniform"),
+                    "expected two durations [earliest, latest], e.g. [\"50s\", \"51s\"]",
+                )
+            };
+            let pair = s
+                .get("uniform")
+                .and_then(Value::as_array)
+                .filter(|a| a.len() == 2)
+                .ok_or_else(bad)?;
+            let parse = |v: &Value| -> Result<SimDuration> {
+                let text = v.as_str().ok_or_else(bad)?;
+                crate::units::parse_duration_ns(text)
+                    .map(SimDuration)
+                    .map_err(|m| ScenarioError::new(s.field("uniform"), m))
+            };
+            let (lo, hi) = (parse(&pair[0])?, parse(&pair[1])?);
+            if hi < lo {
+                return Err(ScenarioError::new(
+                    s.field("uniform"),
+                    "the latest start is before the earliest",
+                ));
+            }
+            Ok(Start::Uniform { lo, hi })
+        }
+        Some(_) => Ok(Start::At(SimDuration(t.duration_ns("start")?.unwrap_or(0)))),
+    }
+}
+
+fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
+    let profile = t
+        .choice("profile", PROFILES)?
+        .map_or(default_profile, profile::by_name);
+    let variant_name = t.choice("variant", VARIANTS)?.unwrap_or("reno");
     let mss = t.int("mss", 1, MAX_MSS)?.unwrap_or(profile.mss as u64) as u32;
     let header_bytes = t.int("header_bytes", 0, 1024)?.unwrap_or(40) as u32;
     let bytes = t.bytes("bytes", 1, 1 << 50)?;
@@ -140,12 +240,8 @@ pub(super) fn parse_flow(
         recovery: variant.recovery(),
         ..sender
     };
-    Ok(FlowSpec {
-        name,
+    Ok(TcpSpec {
         variant,
-        src,
-        dst,
-        start,
         bytes,
         mss,
         sender,
@@ -344,7 +440,35 @@ fn parse_variant(o: &Options<'_, '_>, profile: Profile, name: &str) -> Result<Va
 
 /// The resolved flow as JSON, every default explicit.
 pub(super) fn flow_json(f: &FlowSpec, nodes: &[String]) -> Value {
-    let s = &f.sender;
+    let mut v = json!({
+        "name": f.name,
+        "src": nodes[f.src as usize],
+        "dst": nodes[f.dst as usize],
+        "start": match f.start {
+            Start::At(t) => json!(fmt_duration(t)),
+            Start::Uniform { lo, hi } => json!({"uniform": [fmt_duration(lo), fmt_duration(hi)]}),
+        },
+    });
+    if let Some(stop) = f.stop {
+        v["stop"] = json!(fmt_duration(stop));
+    }
+    let fields = match &f.traffic {
+        Traffic::Tcp(tcp) => tcp_json(tcp),
+        Traffic::Cbr(c) => json!({
+            "kind": "cbr",
+            "rate": fmt_rate(c.rate),
+            "packet_bytes": c.packet_bytes,
+            "jitter": c.jitter,
+        }),
+    };
+    if let (Value::Object(a), Value::Object(b)) = (&mut v, fields) {
+        a.extend(b);
+    }
+    v
+}
+
+fn tcp_json(t: &TcpSpec) -> Value {
+    let s = &t.sender;
     let mut options = json!({
         "initial_window": s.initial_window,
         "initial_ssthresh": s.initial_ssthresh,
@@ -360,7 +484,7 @@ pub(super) fn flow_json(f: &FlowSpec, nodes: &[String]) -> Value {
     if let Some(phase) = s.clock_phase {
         options["clock_phase"] = json!(fmt_duration(phase));
     }
-    match f.variant {
+    match t.variant {
         Variant::NewReno(c) => {
             options["partial_window_deflation"] = json!(c.partial_window_deflation);
             options["timer_reset"] = json!(match c.timer_reset {
@@ -388,24 +512,20 @@ pub(super) fn flow_json(f: &FlowSpec, nodes: &[String]) -> Value {
         Variant::Tahoe | Variant::Reno => {}
     }
     let mut v = json!({
-        "name": f.name,
         "kind": "tcp",
-        "variant": f.variant.name(),
-        "profile": f.profile,
-        "src": nodes[f.src as usize],
-        "dst": nodes[f.dst as usize],
-        "start": fmt_duration(f.start),
-        "mss": f.mss,
+        "variant": t.variant.name(),
+        "profile": t.profile,
+        "mss": t.mss,
         "header_bytes": s.header_bytes,
         "receiver": {
-            "delayed_ack": f.receiver.delayed_ack,
-            "ack_every": f.receiver.ack_every,
-            "delack_timeout": fmt_duration(f.receiver.delack_timeout),
-            "ack_bytes": f.receiver.ack_bytes,
+            "delayed_ack": t.receiver.delayed_ack,
+            "ack_every": t.receiver.ack_every,
+            "delack_timeout": fmt_duration(t.receiver.delack_timeout),
+            "ack_bytes": t.receiver.ack_bytes,
         },
         "options": options,
     });
-    if let Some(b) = f.bytes {
+    if let Some(b) = t.bytes {
         v["bytes"] = json!(b);
     }
     v

@@ -1,22 +1,26 @@
-//! `[[link]]` tables: duplex links, their queues and loss models, per direction.
+//! `[[link]]` tables: duplex links, their queues, loss models and extra latency, per direction.
 
 use serde_json::{json, Value};
 
 use super::profile::Profile;
 use super::reader::Table;
 use super::{
-    check_name, fmt_duration, fmt_rate, DirSpec, FlowSpec, LinkSpec, LossSpec, QueueSpec, Result,
-    ScenarioError,
+    check_name, fmt_duration, fmt_rate, DirSpec, FlowSpec, LatencySpec, LinkSpec, LossKind,
+    LossSpec, QueueSpec, Result, ScenarioError,
 };
-use crate::queue::QueueLimit;
+use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
+use crate::queue::{CoDelConfig, FqCoDelConfig, QWeight, QueueLimit, RedConfig};
 use crate::time::SimDuration;
+use crate::units::BitsPerSec;
 
 /// Queue disciplines.
-pub const QUEUE_KINDS: &[&str] = &["droptail"];
+pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "codel", "fq_codel"];
 /// Loss models.
-pub const LOSS_KINDS: &[&str] = &["drop", "uniform"];
+pub const LOSS_KINDS: &[&str] = &["drop", "uniform", "ber", "gilbert_elliott"];
+/// Extra-latency distributions.
+pub const LATENCY_KINDS: &[&str] = &["fixed", "uniform", "normal"];
 
-const DIR_KEYS: &[&str] = &["rate", "delay", "queue", "loss"];
+const DIR_KEYS: &[&str] = &["rate", "delay", "queue", "loss", "latency"];
 
 pub(super) fn parse_link(
     t: &Table<'_>,
@@ -93,8 +97,8 @@ fn parse_dir(
         Some(d) => SimDuration(d),
         None => base.map_or(SimDuration::ZERO, |b| b.delay),
     };
-    let queue = match t.table("queue")? {
-        Some(q) => parse_queue(&q, profile)?,
+    let mut queue = match t.table("queue")? {
+        Some(q) => parse_queue(&q, profile, rate, delay)?,
         None => base.map_or(
             QueueSpec::DropTail {
                 limit: QueueLimit::Packets(100),
@@ -103,6 +107,11 @@ fn parse_dir(
             |b| b.queue,
         ),
     };
+    if let QueueSpec::Red(cfg) = &mut queue {
+        // An inherited RED queue serves this direction's link.
+        cfg.link_rate = rate;
+        cfg.link_delay = delay;
+    }
     let losses = match t.get("loss") {
         Some(_) => t
             .tables("loss")?
@@ -111,37 +120,61 @@ fn parse_dir(
             .collect::<Result<_>>()?,
         None => base.map_or_else(Vec::new, |b| b.losses.clone()),
     };
+    let latency = match t.table("latency")? {
+        Some(l) => Some(parse_latency(&l)?),
+        None => base.and_then(|b| b.latency),
+    };
     Ok(DirSpec {
         rate,
         delay,
         queue,
         losses,
+        latency,
     })
 }
 
-fn parse_queue(q: &Table<'_>, profile: Profile) -> Result<QueueSpec> {
-    let kind = q.choice("kind", QUEUE_KINDS)?.ok_or_else(|| {
+fn required_kind<'a>(t: &Table<'a>, kinds: &[&str]) -> Result<&'a str> {
+    t.choice("kind", kinds)?.ok_or_else(|| {
         ScenarioError::new(
-            q.field("kind"),
-            format!("is required; allowed: {}", QUEUE_KINDS.join(", ")),
+            t.field("kind"),
+            format!("is required; allowed: {}", kinds.join(", ")),
         )
-    })?;
-    match kind {
+    })
+}
+
+fn limit(q: &Table<'_>, default: QueueLimit) -> Result<QueueLimit> {
+    let packets = q.int("limit", 1, u32::MAX as u64)?;
+    let bytes = q.bytes("limit_bytes", 1, 1 << 40)?;
+    match (packets, bytes) {
+        (Some(_), Some(_)) => Err(ScenarioError::new(
+            q.path(),
+            "give `limit` (packets) or `limit_bytes`, not both",
+        )),
+        (Some(p), None) => Ok(QueueLimit::Packets(p as u32)),
+        (None, Some(b)) => Ok(QueueLimit::Bytes(b)),
+        (None, None) => Ok(default),
+    }
+}
+
+fn checked<T>(
+    q: &Table<'_>,
+    value: T,
+    validate: impl Fn(&T) -> std::result::Result<(), String>,
+) -> Result<T> {
+    validate(&value).map_err(|m| ScenarioError::new(q.path(), m))?;
+    Ok(value)
+}
+
+fn parse_queue(
+    q: &Table<'_>,
+    profile: Profile,
+    rate: BitsPerSec,
+    delay: SimDuration,
+) -> Result<QueueSpec> {
+    match required_kind(q, QUEUE_KINDS)? {
         "droptail" => {
             q.only(&["kind", "limit", "limit_bytes", "counts_transmitting"])?;
-            let packets = q.int("limit", 1, u32::MAX as u64)?;
-            let bytes = q.bytes("limit_bytes", 1, 1 << 40)?;
-            let limit = match (packets, bytes) {
-                (Some(_), Some(_)) => {
-                    return Err(ScenarioError::new(
-                        q.path(),
-                        "give `limit` (packets) or `limit_bytes`, not both",
-                    ))
-                }
-                (Some(p), None) => QueueLimit::Packets(p as u32),
-                (None, Some(b)) => QueueLimit::Bytes(b),
-                (None, None) => QueueLimit::Packets(100),
-            };
+            let limit = limit(q, QueueLimit::Packets(100))?;
             let counts_transmitting = q
                 .bool("counts_transmitting")?
                 .unwrap_or(profile.queue_limit_counts_transmitting);
@@ -150,20 +183,115 @@ fn parse_queue(q: &Table<'_>, profile: Profile) -> Result<QueueSpec> {
                 counts_transmitting,
             })
         }
+        "red" => {
+            q.only(&[
+                "kind",
+                "limit",
+                "min_th",
+                "max_th",
+                "max_p",
+                "w_q",
+                "gentle",
+                "wait",
+                "byte_mode",
+                "queue_in_bytes",
+                "mean_pktsize",
+                "target_delay",
+            ])?;
+            let mut c = RedConfig::ns2(rate, delay);
+            c.limit = q
+                .int("limit", 1, u32::MAX as u64)?
+                .map_or(c.limit, |n| n as u32);
+            c.min_thresh = q.float("min_th", 0.0, 1e9)?.or(c.min_thresh);
+            c.max_thresh = q.float("max_th", 0.0, 1e9)?.or(c.max_thresh);
+            if let Some(p) = q.float("max_p", 1e-9, 1.0)? {
+                c.linterm = 1.0 / p; // ns-2's linterm_ = 1 / max_p
+            }
+            if let Some(w) = q.get("w_q") {
+                let w = w.as_f64().filter(|w| *w == -2.0 || *w == -1.0 || (0.0..=1.0).contains(w)).ok_or_else(|| {
+                    ScenarioError::new(
+                        q.field("w_q"),
+                        format!("{w} is not allowed; use a weight in (0, 1], or ns-2's codes -1 (ten RTTs, default), 0 (1 - exp(-1/C)), -2 (1 - exp(-10/C))"),
+                    )
+                })?;
+                c.q_weight = QWeight::from_ns2(w);
+            }
+            c.gentle = q.bool("gentle")?.unwrap_or(c.gentle);
+            c.wait = q.bool("wait")?.unwrap_or(c.wait);
+            c.bytes = q.bool("byte_mode")?.unwrap_or(c.bytes);
+            c.queue_in_bytes = q.bool("queue_in_bytes")?.unwrap_or(c.queue_in_bytes);
+            c.mean_pktsize = q
+                .int("mean_pktsize", 1, 1 << 20)?
+                .map_or(c.mean_pktsize, |n| n as u32);
+            c.target_delay = q
+                .duration_ns("target_delay")?
+                .map_or(c.target_delay, SimDuration);
+            if let (Some(lo), Some(hi)) = (c.min_thresh, c.max_thresh) {
+                if hi <= lo {
+                    return Err(ScenarioError::new(
+                        q.field("max_th"),
+                        format!("({hi}) must be above min_th ({lo})"),
+                    ));
+                }
+            }
+            Ok(QueueSpec::Red(checked(q, c, RedConfig::validate)?))
+        }
+        "codel" => {
+            q.only(&["kind", "limit", "limit_bytes", "target", "interval", "mtu"])?;
+            let d = CoDelConfig::default();
+            let c = CoDelConfig {
+                target: q.duration_ns("target")?.map_or(d.target, SimDuration),
+                interval: q.duration_ns("interval")?.map_or(d.interval, SimDuration),
+                mtu: q.int("mtu", 1, 1 << 20)?.map_or(d.mtu, |n| n as u32),
+                limit: limit(q, d.limit)?,
+            };
+            Ok(QueueSpec::CoDel(checked(q, c, CoDelConfig::validate)?))
+        }
+        "fq_codel" => {
+            q.only(&[
+                "kind",
+                "limit",
+                "limit_bytes",
+                "flows",
+                "quantum",
+                "target",
+                "interval",
+                "mtu",
+                "drop_batch",
+            ])?;
+            let d = FqCoDelConfig::default();
+            let c = FqCoDelConfig {
+                flows: q.int("flows", 1, 65_536)?.map_or(d.flows, |n| n as u32),
+                quantum: q
+                    .int("quantum", 1, 1 << 20)?
+                    .map_or(d.quantum, |n| n as u32),
+                limit: limit(q, d.limit)?,
+                drop_batch: q
+                    .int("drop_batch", 1, 1 << 16)?
+                    .map_or(d.drop_batch, |n| n as u32),
+                target: q.duration_ns("target")?.map_or(d.target, SimDuration),
+                interval: q.duration_ns("interval")?.map_or(d.interval, SimDuration),
+                mtu: q.int("mtu", 1, 1 << 20)?.map_or(d.mtu, |n| n as u32),
+            };
+            Ok(QueueSpec::FqCoDel(checked(q, c, FqCoDelConfig::validate)?))
+        }
         _ => unreachable!("choice() only returns allowed kinds"),
     }
 }
 
 fn parse_loss(l: &Table<'_>, flows: &[String]) -> Result<LossSpec> {
-    let kind = l.choice("kind", LOSS_KINDS)?.ok_or_else(|| {
-        ScenarioError::new(
-            l.field("kind"),
-            format!("is required; allowed: {}", LOSS_KINDS.join(", ")),
-        )
-    })?;
-    match kind {
+    let applies_to = match l.choice("applies_to", &["data", "ack", "all"])? {
+        Some("data") => AppliesTo::Data,
+        Some("ack") => AppliesTo::Ack,
+        _ => AppliesTo::All,
+    };
+    let probability = |key: &str| -> Result<f64> {
+        l.float(key, 0.0, 1.0)?
+            .ok_or_else(|| ScenarioError::new(l.field(key), "is required, from 0 to 1"))
+    };
+    let kind = match required_kind(l, LOSS_KINDS)? {
         "drop" => {
-            l.only(&["kind", "flow", "segments", "packets"])?;
+            l.only(&["kind", "flow", "segments", "packets", "applies_to"])?;
             let flow = match l.str("flow")? {
                 Some(name) => Some(flows.iter().position(|f| f == name).ok_or_else(|| {
                     ScenarioError::new(
@@ -185,60 +313,179 @@ fn parse_loss(l: &Table<'_>, flows: &[String]) -> Result<LossSpec> {
                 ));
             }
             let packets = l.ints("packets", 0, u64::MAX)?;
-            Ok(LossSpec::Drop {
+            LossKind::Drop {
                 flow,
                 segments,
                 packets,
-            })
+            }
         }
         "uniform" => {
-            l.only(&["kind", "p"])?;
-            let p = l
-                .float("p", 0.0, 1.0)?
-                .ok_or_else(|| ScenarioError::new(l.field("p"), "is required, from 0 to 1"))?;
-            Ok(LossSpec::Uniform { p })
+            l.only(&["kind", "p", "applies_to"])?;
+            LossKind::Uniform {
+                p: probability("p")?,
+            }
+        }
+        "ber" => {
+            l.only(&["kind", "ber", "applies_to"])?;
+            LossKind::Ber {
+                ber: probability("ber")?,
+            }
+        }
+        "gilbert_elliott" => {
+            l.only(&[
+                "kind",
+                "p_gb",
+                "p_bg",
+                "loss_good",
+                "loss_bad",
+                "applies_to",
+            ])?;
+            let c = GilbertElliottConfig {
+                p_gb: probability("p_gb")?,
+                p_bg: probability("p_bg")?,
+                loss_good: l.float("loss_good", 0.0, 1.0)?.unwrap_or(0.0),
+                loss_bad: l.float("loss_bad", 0.0, 1.0)?.unwrap_or(1.0),
+            };
+            LossKind::GilbertElliott(checked(l, c, GilbertElliottConfig::validate)?)
         }
         _ => unreachable!("choice() only returns allowed kinds"),
+    };
+    Ok(LossSpec { kind, applies_to })
+}
+
+fn parse_latency(l: &Table<'_>) -> Result<LatencySpec> {
+    let dur = |key: &str| -> Result<SimDuration> {
+        l.duration_ns(key)?
+            .map(SimDuration)
+            .ok_or_else(|| ScenarioError::new(l.field(key), "is required, e.g. \"1ms\""))
+    };
+    let dist = match required_kind(l, LATENCY_KINDS)? {
+        "fixed" => {
+            l.only(&["kind", "delay", "reorder"])?;
+            LatencyDist::Fixed(dur("delay")?)
+        }
+        "uniform" => {
+            l.only(&["kind", "min", "max", "reorder"])?;
+            let (lo, hi) = (dur("min")?, dur("max")?);
+            if hi < lo {
+                return Err(ScenarioError::new(l.field("max"), "must not be below min"));
+            }
+            LatencyDist::Uniform { lo, hi }
+        }
+        "normal" => {
+            l.only(&["kind", "mean", "sd", "reorder"])?;
+            LatencyDist::Normal {
+                mean: dur("mean")?,
+                sd: dur("sd")?,
+            }
+        }
+        _ => unreachable!("choice() only returns allowed kinds"),
+    };
+    Ok(LatencySpec {
+        dist,
+        reorder: l.bool("reorder")?.unwrap_or(false),
+    })
+}
+
+fn limit_json(v: &mut Value, limit: QueueLimit) {
+    match limit {
+        QueueLimit::Packets(n) => v["limit"] = json!(n),
+        QueueLimit::Bytes(b) => v["limit_bytes"] = json!(b),
     }
 }
 
 pub(super) fn dir_json(d: &DirSpec, flows: &[FlowSpec]) -> Value {
     let queue = match d.queue {
         QueueSpec::DropTail {
-            limit: QueueLimit::Packets(n),
+            limit,
             counts_transmitting,
         } => {
-            json!({"kind": "droptail", "limit": n, "counts_transmitting": counts_transmitting})
+            let mut v = json!({"kind": "droptail", "counts_transmitting": counts_transmitting});
+            limit_json(&mut v, limit);
+            v
         }
-        QueueSpec::DropTail {
-            limit: QueueLimit::Bytes(b),
-            counts_transmitting,
-        } => {
-            json!({"kind": "droptail", "limit_bytes": b, "counts_transmitting": counts_transmitting})
+        QueueSpec::Red(c) => {
+            let w_q = match c.q_weight {
+                QWeight::Fixed(w) => w,
+                QWeight::OneOverCapacity => 0.0,
+                QWeight::TenRtts => -1.0,
+                QWeight::TenOverCapacity => -2.0,
+            };
+            let mut v = json!({
+                "kind": "red", "limit": c.limit, "max_p": 1.0 / c.linterm, "w_q": w_q, "gentle": c.gentle,
+                "wait": c.wait, "byte_mode": c.bytes, "queue_in_bytes": c.queue_in_bytes,
+                "mean_pktsize": c.mean_pktsize, "target_delay": fmt_duration(c.target_delay),
+            });
+            if let Some(t) = c.min_thresh {
+                v["min_th"] = json!(t);
+            }
+            if let Some(t) = c.max_thresh {
+                v["max_th"] = json!(t);
+            }
+            v
+        }
+        QueueSpec::CoDel(c) => {
+            let mut v = json!({"kind": "codel", "target": fmt_duration(c.target), "interval": fmt_duration(c.interval), "mtu": c.mtu});
+            limit_json(&mut v, c.limit);
+            v
+        }
+        QueueSpec::FqCoDel(c) => {
+            let mut v = json!({
+                "kind": "fq_codel", "flows": c.flows, "quantum": c.quantum, "drop_batch": c.drop_batch,
+                "target": fmt_duration(c.target), "interval": fmt_duration(c.interval), "mtu": c.mtu,
+            });
+            limit_json(&mut v, c.limit);
+            v
         }
     };
     let losses: Vec<Value> = d
         .losses
         .iter()
-        .map(|l| match l {
-            LossSpec::Drop {
-                flow,
-                segments,
-                packets,
-            } => {
-                let mut v = json!({"kind": "drop", "segments": segments, "packets": packets});
-                if let Some(f) = flow {
-                    v["flow"] = json!(flows[*f as usize].name);
+        .map(|l| {
+            let mut v = match &l.kind {
+                LossKind::Drop {
+                    flow,
+                    segments,
+                    packets,
+                } => {
+                    let mut v = json!({"kind": "drop", "segments": segments, "packets": packets});
+                    if let Some(f) = flow {
+                        v["flow"] = json!(flows[*f as usize].name);
+                    }
+                    v
                 }
-                v
-            }
-            LossSpec::Uniform { p } => json!({"kind": "uniform", "p": p}),
+                LossKind::Uniform { p } => json!({"kind": "uniform", "p": p}),
+                LossKind::Ber { ber } => json!({"kind": "ber", "ber": ber}),
+                LossKind::GilbertElliott(c) => json!({
+                    "kind": "gilbert_elliott", "p_gb": c.p_gb, "p_bg": c.p_bg,
+                    "loss_good": c.loss_good, "loss_bad": c.loss_bad,
+                }),
+            };
+            v["applies_to"] = json!(match l.applies_to {
+                AppliesTo::Data => "data",
+                AppliesTo::Ack => "ack",
+                AppliesTo::All => "all",
+            });
+            v
         })
         .collect();
-    json!({
+    let mut v = json!({
         "rate": fmt_rate(d.rate),
         "delay": fmt_duration(d.delay),
         "queue": queue,
         "loss": losses,
-    })
+    });
+    if let Some(l) = d.latency {
+        v["latency"] = match l.dist {
+            LatencyDist::Fixed(d) => json!({"kind": "fixed", "delay": fmt_duration(d)}),
+            LatencyDist::Uniform { lo, hi } => {
+                json!({"kind": "uniform", "min": fmt_duration(lo), "max": fmt_duration(hi)})
+            }
+            LatencyDist::Normal { mean, sd } => {
+                json!({"kind": "normal", "mean": fmt_duration(mean), "sd": fmt_duration(sd)})
+            }
+        };
+        v["latency"]["reorder"] = json!(l.reorder);
+    }
+    v
 }

@@ -19,7 +19,8 @@ pub use profile::{Profile, PROFILES};
 
 use serde_json::{json, Value};
 
-use crate::queue::QueueLimit;
+use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
+use crate::queue::{CoDelConfig, FqCoDelConfig, QueueLimit, RedConfig};
 use crate::tcp::cc::{NewRenoConfig, VegasConfig};
 use crate::tcp::sender::{Recovery, SackRecovery};
 use crate::tcp::{ReceiverConfig, SenderConfig};
@@ -69,7 +70,7 @@ impl Variant {
 }
 
 /// An output-queue discipline with its parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum QueueSpec {
     /// First-in first-out with a hard limit.
     DropTail {
@@ -78,11 +79,17 @@ pub enum QueueSpec {
         /// ns-2 semantics: the packet being transmitted counts towards `limit`.
         counts_transmitting: bool,
     },
+    /// RED (Floyd & Jacobson 1993, ns-2.35's parameters), for the direction's rate.
+    Red(RedConfig),
+    /// CoDel (RFC 8289).
+    CoDel(CoDelConfig),
+    /// FQ-CoDel (RFC 8290).
+    FqCoDel(FqCoDelConfig),
 }
 
-/// A loss model on a link direction.
+/// What a loss model does.
 #[derive(Clone, Debug, PartialEq)]
-pub enum LossSpec {
+pub enum LossKind {
     /// Deterministic drops.
     Drop {
         /// Flow index whose segments are listed.
@@ -97,6 +104,31 @@ pub enum LossSpec {
         /// Loss probability per packet.
         p: f64,
     },
+    /// Bit errors at rate `ber`: a packet of S bytes is lost with 1 - (1 - ber)^(8 S).
+    Ber {
+        /// Bit error rate.
+        ber: f64,
+    },
+    /// Two-state Markov (Gilbert-Elliott) losses.
+    GilbertElliott(GilbertElliottConfig),
+}
+
+/// A loss model on a link direction and the packets it applies to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LossSpec {
+    /// The model.
+    pub kind: LossKind,
+    /// Data, ACKs or both.
+    pub applies_to: AppliesTo,
+}
+
+/// Extra per-packet latency on a link direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LatencySpec {
+    /// Distribution of the extra delay.
+    pub dist: LatencyDist,
+    /// Whether a packet may overtake the one before it.
+    pub reorder: bool,
 }
 
 /// One direction of a link.
@@ -110,6 +142,8 @@ pub struct DirSpec {
     pub queue: QueueSpec,
     /// Loss models, applied in order.
     pub losses: Vec<LossSpec>,
+    /// Extra latency, if any.
+    pub latency: Option<LatencySpec>,
 }
 
 /// A duplex link.
@@ -127,19 +161,25 @@ pub struct LinkSpec {
     pub reverse: DirSpec,
 }
 
-/// A TCP flow and its application.
+/// When a flow's application starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// At this time.
+    At(SimDuration),
+    /// At a time drawn uniformly from `[lo, hi]` from the flow's own random stream.
+    Uniform {
+        /// Earliest start.
+        lo: SimDuration,
+        /// Latest start.
+        hi: SimDuration,
+    },
+}
+
+/// A TCP transfer.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FlowSpec {
-    /// Unique name.
-    pub name: String,
+pub struct TcpSpec {
     /// Congestion control.
     pub variant: Variant,
-    /// Sending node index.
-    pub src: u32,
-    /// Receiving node index.
-    pub dst: u32,
-    /// When the application starts.
-    pub start: SimDuration,
     /// Bytes to transfer; `None` for unlimited.
     pub bytes: Option<u64>,
     /// Payload bytes per segment.
@@ -150,6 +190,59 @@ pub struct FlowSpec {
     pub receiver: ReceiverConfig,
     /// Name of the profile that supplied the defaults.
     pub profile: &'static str,
+}
+
+/// A constant-bit-rate source over UDP.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CbrSpec {
+    /// Sending rate (of whole packets on the wire).
+    pub rate: BitsPerSec,
+    /// Packet size on the wire, bytes.
+    pub packet_bytes: u32,
+    /// Random variation of each gap: the gap is interval x (1 + jitter x U(-1/2, 1/2))
+    /// (ns-2's `random_ 1` is jitter 1).
+    pub jitter: f64,
+}
+
+/// What a flow carries.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Traffic {
+    /// A TCP connection with a bulk-transfer application.
+    Tcp(TcpSpec),
+    /// UDP packets at a constant rate.
+    Cbr(CbrSpec),
+}
+
+/// A flow: endpoints, timing and traffic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    /// Unique name.
+    pub name: String,
+    /// Sending node index.
+    pub src: u32,
+    /// Receiving node index.
+    pub dst: u32,
+    /// When the application starts.
+    pub start: Start,
+    /// When the application stops offering data (unlimited TCP and CBR).
+    pub stop: Option<SimDuration>,
+    /// What it sends.
+    pub traffic: Traffic,
+}
+
+impl FlowSpec {
+    /// The TCP settings, if this is a TCP flow.
+    pub fn tcp(&self) -> Option<&TcpSpec> {
+        match &self.traffic {
+            Traffic::Tcp(t) => Some(t),
+            Traffic::Cbr(_) => None,
+        }
+    }
+
+    /// True if the flow ends by itself (a TCP flow with `bytes`).
+    pub fn is_finite(&self) -> bool {
+        matches!(&self.traffic, Traffic::Tcp(t) if t.bytes.is_some())
+    }
 }
 
 /// A validated scenario.
@@ -239,11 +332,11 @@ impl Scenario {
             .map(|t| flow::parse_flow(t, &nodes, profile))
             .collect::<Result<Vec<_>>>()?;
         if duration.is_none() {
-            if let Some(f) = flows.iter().find(|f| f.bytes.is_none()) {
+            if let Some(f) = flows.iter().find(|f| !f.is_finite()) {
                 return Err(ScenarioError::new(
                     "simulation.duration",
                     format!(
-                        "is required because flow {:?} has no `bytes` (it never finishes)",
+                        "is required because flow {:?} never finishes by itself (no `bytes`)",
                         f.name
                     ),
                 ));

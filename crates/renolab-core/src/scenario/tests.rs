@@ -56,8 +56,12 @@ fn a_valid_scenario_resolves_nodes_links_and_defaults() {
         BitsPerSec(1_000_000),
         "reverse inherits the rate"
     );
-    let f = &s.flows[0];
-    assert_eq!((f.src, f.dst, f.mss, f.bytes), (0, 2, 1000, Some(100_000)));
+    let flow = &s.flows[0];
+    let f = flow.tcp().unwrap();
+    assert_eq!(
+        (flow.src, flow.dst, f.mss, f.bytes),
+        (0, 2, 1000, Some(100_000))
+    );
     assert_eq!(f.sender.initial_window, 10, "RFC 6928 for a 1000-byte MSS");
     assert_eq!(f.sender.header_bytes, 40);
     assert!(
@@ -72,7 +76,7 @@ fn profiles_supply_defaults_and_explicit_options_win() {
         .replace("seed = 7", "seed = 7\nprofile = \"ns2\"")
         .replace("mss = 1000\n", "");
     let s = Scenario::from_toml_str(&ns2).unwrap();
-    let f = &s.flows[0];
+    let f = s.flows[0].tcp().unwrap();
     assert_eq!(
         (f.mss, f.sender.initial_window, f.sender.receiver_window),
         (1000, 2, 20)
@@ -98,7 +102,8 @@ fn profiles_supply_defaults_and_explicit_options_win() {
         "variant = \"reno\"",
         "variant = \"reno\"\nprofile = \"opnet\"\noptions = { initial_window = 4 }",
     );
-    let f = &Scenario::from_toml_str(&mixed).unwrap().flows[0];
+    let mixed = Scenario::from_toml_str(&mixed).unwrap();
+    let f = mixed.flows[0].tcp().unwrap();
     assert_eq!(f.profile, "opnet");
     assert_eq!(f.sender.initial_window, 4);
     assert_eq!(f.sender.receiver_window, 65_535 / 1460);
@@ -119,7 +124,7 @@ fn variant_options_are_checked_against_the_variant() {
     ))
     .unwrap();
     assert!(matches!(
-        nr.flows[0].variant,
+        nr.flows[0].tcp().unwrap().variant,
         Variant::NewReno(NewRenoConfig {
             timer_reset: crate::tcp::cc::TimerReset::Impatient,
             ..

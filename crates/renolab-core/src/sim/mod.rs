@@ -3,24 +3,24 @@
 //!
 //! Packets move through the network without events where none is needed: a packet that
 //! reaches a node is forwarded into the next link direction in the same step, and an idle
-//! transmitter starts serialising at once. Events exist only for the ends of serialisation
-//! on busy links, for arrivals at the far end of links, for flow starts and for endpoint
-//! timers (see [`crate::engine`]).
+//! transmitter with a stateless queue starts serialising at once. Events exist only for the
+//! ends of serialisation on busy links, for arrivals at the far end of links, for
+//! application starts, stops and constant-bit-rate sends, and for endpoint timers (see
+//! [`crate::engine`]).
 
+mod build;
 mod results;
 
 pub use results::{FlowResult, LinkResult, RunOutput, RunSummary, StopReason};
 
+use crate::app::{CbrSink, CbrSource};
 use crate::engine::{Event, Scheduler, TimerSlot};
-use crate::loss::{DropList, LossModel, Uniform};
 use crate::net::{LinkDir, Packet, PacketId, PacketKind, PacketPool, Routes};
-use crate::queue::{DropTail, Queue, Queued};
-use crate::rng::RngStream;
-use crate::scenario::{DirSpec, LossSpec, QueueSpec, Scenario, Variant};
-use crate::tcp::cc::{Cc, NewReno, Reno, Tahoe, Vegas};
+use crate::queue::{QueueDrop, Queued};
+use crate::scenario::{Scenario, Variant};
 use crate::tcp::sack::SackBlocks;
 use crate::tcp::sender::SegmentKind;
-use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer, Window};
+use crate::tcp::{TcpReceiver, TcpSender, Window};
 use crate::time::SimTime;
 use crate::trace::{NoTrace, Recorder, SeqEvent, Tracer};
 
@@ -33,19 +33,43 @@ pub(crate) struct FlowCounters {
     acks_sent: u64,
     acks_arrived: u64,
     acks_dropped: u64,
+    /// Sum of one-way latencies of data packets that arrived, ns.
+    latency_sum_ns: u128,
 }
 
-/// A flow: its two endpoints, their timers and counters.
+/// A TCP connection's two endpoints and their timers.
 #[derive(Debug)]
-pub(crate) struct Flow {
-    name: String,
+pub(crate) struct TcpEndpoints {
     variant: Variant,
-    src: u32,
-    dst: u32,
     sender: TcpSender,
     receiver: TcpReceiver,
     sender_timer: TimerSlot,
     receiver_timer: TimerSlot,
+}
+
+/// What generates and absorbs a flow's packets.
+#[derive(Debug)]
+pub(crate) enum Endpoints {
+    /// A TCP sender and receiver (boxed: they are large, and looked up once per packet).
+    Tcp(Box<TcpEndpoints>),
+    /// A constant-bit-rate source and its sink.
+    Cbr {
+        /// Sending side.
+        source: CbrSource,
+        /// Receiving side.
+        sink: CbrSink,
+    },
+}
+
+/// A flow: its endpoints, timing and counters.
+#[derive(Debug)]
+pub(crate) struct Flow {
+    name: String,
+    src: u32,
+    dst: u32,
+    start: SimTime,
+    stop: Option<SimTime>,
+    endpoints: Endpoints,
     counters: FlowCounters,
     finished: bool,
     /// Last (cwnd, ssthresh) reported to the tracer.
@@ -66,7 +90,7 @@ pub struct Simulation<T: Tracer> {
     unfinished: usize,
     check_invariants: bool,
     /// Scratch list of packets a queue drops during one operation (reused, never freed).
-    aqm_drops: Vec<PacketId>,
+    queue_drops: Vec<(PacketId, QueueDrop)>,
     tracer: T,
 }
 
@@ -95,8 +119,7 @@ pub fn run(
     if traces.is_empty() {
         let mut sim = Simulation::new(scenario, NoTrace);
         sim.check_invariants = check_invariants;
-        let out = sim.run_to_end()?;
-        Ok(out.0)
+        Ok(sim.run_to_end()?.0)
     } else {
         let mut sim = Simulation::new(scenario, recorder);
         sim.check_invariants = check_invariants;
@@ -133,115 +156,43 @@ impl From<InvariantViolation> for RunError {
     }
 }
 
-fn build_queue(spec: &QueueSpec) -> Queue {
-    match *spec {
-        QueueSpec::DropTail {
-            limit,
-            counts_transmitting,
-        } => Queue::DropTail(DropTail::new(limit, counts_transmitting)),
-    }
-}
-
-fn build_losses(specs: &[LossSpec], seed: u64, dir_name: &str) -> Vec<LossModel> {
-    specs
-        .iter()
-        .enumerate()
-        .map(|(i, spec)| match spec {
-            LossSpec::Drop {
-                flow,
-                segments,
-                packets,
-            } => LossModel::List(DropList::new(*flow, segments, packets)),
-            LossSpec::Uniform { p } => LossModel::Uniform(Uniform::new(
-                *p,
-                RngStream::derive(seed, &format!("link/{dir_name}/loss/{i}")),
-            )),
-        })
-        .collect()
-}
-
 impl<T: Tracer> Simulation<T> {
     /// Builds the network and flows of `scenario`; nothing has happened yet.
     pub fn new(scenario: &Scenario, tracer: T) -> Self {
         let mut dirs = Vec::with_capacity(scenario.links.len() * 2);
-        let mut add_dir = |name: String, from: u32, to: u32, spec: &DirSpec| {
-            let losses = build_losses(&spec.losses, scenario.seed, &name);
-            dirs.push(LinkDir::new(
-                name,
-                from,
-                to,
-                spec.rate,
-                spec.delay,
-                build_queue(&spec.queue),
-                losses,
-            ));
-        };
         for link in &scenario.links {
-            add_dir(link.name.clone(), link.from, link.to, &link.forward);
-            add_dir(
+            dirs.push(build::link_dir(
+                scenario.seed,
+                link.name.clone(),
+                link.from,
+                link.to,
+                &link.forward,
+            ));
+            dirs.push(build::link_dir(
+                scenario.seed,
                 format!("{}/rev", link.name),
                 link.to,
                 link.from,
                 &link.reverse,
-            );
+            ));
         }
         let pairs: Vec<(u32, u32)> = dirs.iter().map(|d| (d.from, d.to)).collect();
         let routes = Routes::compute(scenario.nodes.len(), &pairs);
         let flows: Vec<Flow> = scenario
             .flows
             .iter()
-            .map(|f| {
-                let transfer = Transfer {
-                    mss: f.mss,
-                    bytes: f.bytes,
-                };
-                let (iw, ssthresh) = (f.sender.initial_window, f.sender.initial_ssthresh);
-                // ns-2 keeps the fraction of W/2 after a fast retransmit (precisionReduce_).
-                let keep_fraction = f.sender.dialect == Dialect::Ns2;
-                let cc = match f.variant {
-                    Variant::Tahoe => Cc::Tahoe(Tahoe::new(iw, ssthresh)),
-                    Variant::Reno | Variant::Sack(_) => {
-                        Cc::Reno(Reno::new(iw, ssthresh, keep_fraction))
-                    }
-                    Variant::NewReno(c) => Cc::NewReno(NewReno::new(
-                        iw,
-                        ssthresh,
-                        c.ssthresh_estimation,
-                        keep_fraction,
-                    )),
-                    Variant::Vegas(c) => Cc::Vegas(Vegas::new(iw, ssthresh, c)),
-                };
-                // The phase of ns-2's RTT tick clock (its random `boot_time_`), from the
-                // flow's own stream.
-                let tick = f.sender.rto.granularity.as_nanos();
-                let mut rng = RngStream::derive(scenario.seed, &format!("flow/{}", f.name));
-                let clock_phase = match f.sender.clock_phase {
-                    Some(phase) if tick > 0 => phase.as_nanos() % tick,
-                    _ if tick > 0 => rng.next_u64() % tick,
-                    _ => 0,
-                };
-                Flow {
-                    name: f.name.clone(),
-                    variant: f.variant,
-                    src: f.src,
-                    dst: f.dst,
-                    sender: TcpSender::new(f.sender, transfer, cc, clock_phase),
-                    receiver: TcpReceiver::new(f.receiver, transfer),
-                    sender_timer: TimerSlot::default(),
-                    receiver_timer: TimerSlot::default(),
-                    counters: FlowCounters::default(),
-                    finished: false,
-                    traced: None,
-                }
-            })
+            .map(|f| build::flow(scenario.seed, f))
             .collect();
         let mut sched = Scheduler::new();
-        for (i, f) in scenario.flows.iter().enumerate() {
-            sched.schedule(SimTime::ZERO + f.start, Event::FlowStart { flow: i as u32 });
+        for (i, f) in flows.iter().enumerate() {
+            sched.schedule(f.start, Event::FlowStart { flow: i as u32 });
+            if let Some(stop) = f.stop {
+                sched.schedule(stop, Event::FlowStop { flow: i as u32 });
+            }
         }
         let stop_at = SimTime::ZERO + scenario.duration.unwrap_or(scenario.time_limit);
         sched.schedule(stop_at, Event::Stop);
-        let unfinished = scenario.flows.iter().filter(|f| f.bytes.is_some()).count();
+        let unfinished = scenario.flows.iter().filter(|f| f.is_finite()).count();
         Simulation {
             sched,
             pool: PacketPool::new(),
@@ -254,7 +205,7 @@ impl<T: Tracer> Simulation<T> {
             stop_when_finished: scenario.duration.is_none(),
             unfinished,
             check_invariants: false,
-            aqm_drops: Vec::new(),
+            queue_drops: Vec::new(),
             tracer,
         }
     }
@@ -271,10 +222,9 @@ impl<T: Tracer> Simulation<T> {
                 match event {
                     Event::TxEnd { dir } => self.on_tx_end(now, dir),
                     Event::Arrive { dir } => self.on_arrive(now, dir),
-                    Event::FlowStart { flow } => {
-                        self.flows[flow as usize].sender.start(now);
-                        self.after_sender(now, flow);
-                    }
+                    Event::FlowStart { flow } => self.on_flow_start(now, flow),
+                    Event::FlowStop { flow } => self.on_flow_stop(now, flow),
+                    Event::CbrSend { flow } => self.on_cbr_send(now, flow),
                     Event::SenderTimer { flow } => self.on_sender_timer(now, flow),
                     Event::ReceiverTimer { flow } => self.on_receiver_timer(now, flow),
                     Event::Stop => {
@@ -304,9 +254,8 @@ impl<T: Tracer> Simulation<T> {
 
     // ----- links -------------------------------------------------------------------------
 
-    /// Hands packet `id` to link direction `d` at `now`. Every packet goes through the queue,
-    /// as in ns-2's `Queue::recv()` (RED's average must see arrivals at an idle link too);
-    /// an idle wire then takes it straight back.
+    /// Hands packet `id` to link direction `d` at `now`: straight onto an idle wire, or through
+    /// the queue.
     fn enqueue(&mut self, now: SimTime, d: u32, id: PacketId) {
         let packet = self.pool.get(id);
         let (size, flow) = (packet.size, packet.flow);
@@ -314,25 +263,24 @@ impl<T: Tracer> Simulation<T> {
         let transmitting = !link.idle_at(now);
         if !transmitting && !link.tx_end_pending && link.queue.may_bypass_when_idle(size) {
             // Fast path: an idle wire and a queue with nothing to decide.
-            let (arrival, pipe_was_empty) = link.start_tx(now, id, size);
-            if pipe_was_empty {
+            if let Some(arrival) = link.start_tx(now, id, size) {
                 self.sched.schedule(arrival, Event::Arrive { dir: d });
             }
             return;
         }
-        let mut pushed_out = std::mem::take(&mut self.aqm_drops);
+        let mut dropped = std::mem::take(&mut self.queue_drops);
         let offered = link.queue.enqueue(
             now,
             Queued::new(id, size, flow),
             transmitting,
-            &mut |victim, _| pushed_out.push(victim),
+            &mut |victim, cause| dropped.push((victim, cause)),
         );
         match offered {
             // Idle wire and no transmission end pending, so the queue was empty: start now,
-            // exactly as if a transmission had just ended.
+            // as if a transmission had just ended (RED has seen the arrival).
             Ok(()) if !transmitting && !link.tx_end_pending => {
-                self.drop_queued(now, d, &mut pushed_out);
-                self.aqm_drops = pushed_out;
+                self.drop_queued(now, d, &mut dropped);
+                self.queue_drops = dropped;
                 self.on_tx_end(now, d);
                 return;
             }
@@ -344,35 +292,31 @@ impl<T: Tracer> Simulation<T> {
                     self.sched.schedule(at, Event::TxEnd { dir: d });
                 }
             }
-            Err(_) => pushed_out.push(id),
+            Err(cause) => dropped.push((id, cause)),
         }
-        self.drop_queued(now, d, &mut pushed_out);
-        self.aqm_drops = pushed_out;
+        self.drop_queued(now, d, &mut dropped);
+        self.queue_drops = dropped;
     }
 
     /// Drops the packets a queue refused or pushed out, counting them on direction `d`.
     #[inline]
-    fn drop_queued(&mut self, now: SimTime, d: u32, victims: &mut Vec<PacketId>) {
-        if victims.is_empty() {
-            return;
-        }
-        self.dirs[d as usize].stats.queue_drops += victims.len() as u64;
-        for victim in victims.drain(..) {
+    fn drop_queued(&mut self, now: SimTime, d: u32, victims: &mut Vec<(PacketId, QueueDrop)>) {
+        for (victim, cause) in victims.drain(..) {
+            self.dirs[d as usize].stats.count_queue_drop(cause);
             self.drop_packet(now, victim);
         }
     }
 
     fn on_tx_end(&mut self, now: SimTime, d: u32) {
-        let mut dropped = std::mem::take(&mut self.aqm_drops);
+        let mut dropped = std::mem::take(&mut self.queue_drops);
         let link = &mut self.dirs[d as usize];
         link.tx_end_pending = false;
-        let head = link
+        if let Some(id) = link
             .queue
-            .dequeue(now, &mut |victim, _| dropped.push(victim));
-        if let Some(id) = head {
+            .dequeue(now, &mut |victim, cause| dropped.push((victim, cause)))
+        {
             let size = self.pool.get(id).size;
-            let (arrival, pipe_was_empty) = link.start_tx(now, id, size);
-            if pipe_was_empty {
+            if let Some(arrival) = link.start_tx(now, id, size) {
                 self.sched.schedule(arrival, Event::Arrive { dir: d });
             }
             if !link.queue.is_empty() {
@@ -382,22 +326,27 @@ impl<T: Tracer> Simulation<T> {
             }
         }
         self.drop_queued(now, d, &mut dropped);
-        self.aqm_drops = dropped;
+        self.queue_drops = dropped;
     }
 
     fn on_arrive(&mut self, now: SimTime, d: u32) {
         let link = &mut self.dirs[d as usize];
-        let Some((at, id)) = link.pipe.pop_front() else {
+        // With reordering latency an earlier packet may have taken the head after this event
+        // was scheduled: the entry is then stale.
+        let Some(&(at, id)) = link.pipe.front() else {
             return;
         };
-        debug_assert_eq!(at, now);
+        if at != now {
+            return;
+        }
+        link.pipe.pop_front();
         if let Some(&(next, _)) = link.pipe.front() {
             self.sched.schedule(next, Event::Arrive { dir: d });
         }
         if !link.losses.is_empty() {
             let packet = *self.pool.get(id);
-            if link.losses.iter_mut().any(|m| m.judge(&packet).is_some()) {
-                link.stats.loss_drops += 1;
+            if let Some(cause) = link.losses.iter_mut().find_map(|m| m.judge(&packet)) {
+                link.stats.count_loss(cause);
                 self.drop_packet(now, id);
                 return;
             }
@@ -425,7 +374,7 @@ impl<T: Tracer> Simulation<T> {
         let packet = self.pool.remove(id);
         if T::ENABLED {
             let event = match packet.kind {
-                PacketKind::Data => SeqEvent::Dropped,
+                PacketKind::Data | PacketKind::Datagram => SeqEvent::Dropped,
                 _ => SeqEvent::AckDropped,
             };
             self.tracer.seq_event(now, packet.flow, event, packet.seq);
@@ -438,50 +387,129 @@ impl<T: Tracer> Simulation<T> {
         }
     }
 
+    /// Puts a new packet of flow `f` into the network at node `from`.
+    fn inject(&mut self, now: SimTime, from: u32, packet: Packet) {
+        let c = &mut self.flows[packet.flow as usize].counters;
+        if packet.kind.is_forward() {
+            c.data_sent += 1;
+        } else {
+            c.acks_sent += 1;
+        }
+        let id = self.pool.insert(packet);
+        self.at_node(now, from, id);
+    }
+
+    // ----- applications ------------------------------------------------------------------
+
+    fn on_flow_start(&mut self, now: SimTime, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let stop = flow.stop;
+        match &mut flow.endpoints {
+            Endpoints::Tcp(tcp) => {
+                tcp.sender.start(now);
+                self.after_sender(now, f);
+            }
+            Endpoints::Cbr { source, .. } => {
+                source.start(now, stop);
+                self.on_cbr_send(now, f);
+            }
+        }
+    }
+
+    fn on_flow_stop(&mut self, now: SimTime, f: u32) {
+        match &mut self.flows[f as usize].endpoints {
+            Endpoints::Tcp(tcp) => {
+                tcp.sender.stop_offering();
+                self.after_sender(now, f);
+            }
+            Endpoints::Cbr { source, .. } => source.stop(),
+        }
+    }
+
+    fn on_cbr_send(&mut self, now: SimTime, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let Endpoints::Cbr { source, .. } = &mut flow.endpoints else {
+            return;
+        };
+        let Some(seq) = source.poll_send(now) else {
+            return;
+        };
+        let size = source.packet_bytes();
+        let next = source.poll_timeout();
+        let (src, dst) = (flow.src, flow.dst);
+        if let Some(at) = next {
+            self.sched.schedule(at, Event::CbrSend { flow: f });
+        }
+        if T::ENABLED {
+            self.tracer.seq_event(now, f, SeqEvent::Sent, seq);
+        }
+        let packet = Packet {
+            flow: f,
+            kind: PacketKind::Datagram,
+            seq,
+            size,
+            dst,
+            retransmit: false,
+            sent_at: now,
+            sack: SackBlocks::EMPTY,
+        };
+        self.inject(now, src, packet);
+    }
+
     // ----- endpoints ---------------------------------------------------------------------
 
     fn deliver(&mut self, now: SimTime, packet: Packet) {
         let f = packet.flow;
         let flow = &mut self.flows[f as usize];
-        match packet.kind {
-            PacketKind::Data => {
-                flow.counters.data_arrived += 1;
-                flow.receiver.on_segment(now, packet.seq);
-                if !flow.finished && flow.receiver.stats().finished_at.is_some() {
+        if packet.kind.is_forward() {
+            flow.counters.data_arrived += 1;
+            flow.counters.latency_sum_ns += (now - packet.sent_at).as_nanos() as u128;
+        } else {
+            flow.counters.acks_arrived += 1;
+        }
+        match (&mut flow.endpoints, packet.kind) {
+            (Endpoints::Tcp(tcp), PacketKind::Data) => {
+                tcp.receiver.on_segment(now, packet.seq);
+                if !flow.finished && tcp.receiver.stats().finished_at.is_some() {
                     flow.finished = true;
                     self.unfinished -= 1;
                 }
                 self.after_receiver(now, f);
             }
-            PacketKind::Ack => {
-                flow.counters.acks_arrived += 1;
-                flow.sender.on_ack(now, packet.seq, &packet.sack);
+            (Endpoints::Tcp(tcp), PacketKind::Ack) => {
+                tcp.sender.on_ack(now, packet.seq, &packet.sack);
                 if T::ENABLED {
                     self.tracer.seq_event(now, f, SeqEvent::Acked, packet.seq);
                 }
                 self.after_sender(now, f);
             }
-            PacketKind::Syn => {
-                flow.counters.data_arrived += 1;
-                flow.receiver.on_syn(now);
+            (Endpoints::Tcp(tcp), PacketKind::Syn) => {
+                tcp.receiver.on_syn(now);
                 self.after_receiver(now, f);
             }
-            PacketKind::SynAck => {
-                flow.counters.acks_arrived += 1;
-                flow.sender.on_syn_ack(now);
+            (Endpoints::Tcp(tcp), PacketKind::SynAck) => {
+                tcp.sender.on_syn_ack(now);
                 self.after_sender(now, f);
             }
+            (Endpoints::Cbr { sink, .. }, PacketKind::Datagram) => sink.on_packet(packet.size),
+            _ => debug_assert!(
+                false,
+                "packet {packet:?} reached the wrong kind of endpoint"
+            ),
         }
     }
 
-    /// Sends what the sender wants to send, re-arms its timer, traces its window.
+    /// Sends what the TCP sender of flow `f` wants to send, re-arms its timer, traces its
+    /// window.
     fn after_sender(&mut self, now: SimTime, f: u32) {
         loop {
             let flow = &mut self.flows[f as usize];
-            let Some(tx) = flow.sender.poll_transmit(now) else {
+            let Endpoints::Tcp(tcp) = &mut flow.endpoints else {
+                return;
+            };
+            let Some(tx) = tcp.sender.poll_transmit(now) else {
                 break;
             };
-            flow.counters.data_sent += 1;
             let kind = match tx.kind {
                 SegmentKind::Data => PacketKind::Data,
                 SegmentKind::Syn => PacketKind::Syn,
@@ -490,14 +518,13 @@ impl<T: Tracer> Simulation<T> {
                 flow: f,
                 kind,
                 seq: tx.seq,
-                size: flow.sender.wire_size(tx.payload),
+                size: tcp.sender.wire_size(tx.payload),
                 dst: flow.dst,
                 retransmit: tx.retransmit,
                 sent_at: now,
                 sack: SackBlocks::EMPTY,
             };
-            let src = flow.src;
-            if T::ENABLED && tx.kind == SegmentKind::Data {
+            if T::ENABLED && kind == PacketKind::Data {
                 let event = if tx.retransmit {
                     SeqEvent::Retransmitted
                 } else {
@@ -505,15 +532,18 @@ impl<T: Tracer> Simulation<T> {
                 };
                 self.tracer.seq_event(now, f, event, tx.seq);
             }
-            let id = self.pool.insert(packet);
-            self.at_node(now, src, id);
+            let src = flow.src;
+            self.inject(now, src, packet);
         }
         let flow = &mut self.flows[f as usize];
-        if let Some(at) = flow.sender_timer.arm(flow.sender.poll_timeout()) {
+        let Endpoints::Tcp(tcp) = &mut flow.endpoints else {
+            return;
+        };
+        if let Some(at) = tcp.sender_timer.arm(tcp.sender.poll_timeout()) {
             self.sched.schedule(at, Event::SenderTimer { flow: f });
         }
         if T::ENABLED {
-            let now_w = (flow.sender.cwnd(), flow.sender.ssthresh());
+            let now_w = (tcp.sender.cwnd(), tcp.sender.ssthresh());
             if flow.traced != Some(now_w) {
                 flow.traced = Some(now_w);
                 self.tracer.cwnd_changed(now, f, now_w.0, now_w.1);
@@ -521,11 +551,13 @@ impl<T: Tracer> Simulation<T> {
         }
     }
 
-    /// Sends the ACK the receiver wants to send and re-arms its timer.
+    /// Sends the ACK the TCP receiver of flow `f` wants to send and re-arms its timer.
     fn after_receiver(&mut self, now: SimTime, f: u32) {
         let flow = &mut self.flows[f as usize];
-        if let Some(ack) = flow.receiver.poll_transmit(now) {
-            flow.counters.acks_sent += 1;
+        let Endpoints::Tcp(tcp) = &mut flow.endpoints else {
+            return;
+        };
+        if let Some(ack) = tcp.receiver.poll_transmit(now) {
             let packet = Packet {
                 flow: f,
                 kind: if ack.syn {
@@ -534,40 +566,45 @@ impl<T: Tracer> Simulation<T> {
                     PacketKind::Ack
                 },
                 seq: ack.ack,
-                size: flow.receiver.ack_size(ack.sack.len()),
+                size: tcp.receiver.ack_size(ack.sack.len()),
                 dst: flow.src,
                 retransmit: false,
                 sent_at: now,
                 sack: ack.sack,
             };
-            let dst_node = flow.dst;
-            let id = self.pool.insert(packet);
-            self.at_node(now, dst_node, id);
+            let from = flow.dst;
+            self.inject(now, from, packet);
         }
-        let flow = &mut self.flows[f as usize];
-        if let Some(at) = flow.receiver_timer.arm(flow.receiver.poll_timeout()) {
+        let Endpoints::Tcp(tcp) = &mut self.flows[f as usize].endpoints else {
+            return;
+        };
+        if let Some(at) = tcp.receiver_timer.arm(tcp.receiver.poll_timeout()) {
             self.sched.schedule(at, Event::ReceiverTimer { flow: f });
         }
     }
 
     fn on_sender_timer(&mut self, now: SimTime, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        if !flow.sender_timer.fire(now) {
+        let Endpoints::Tcp(tcp) = &mut self.flows[f as usize].endpoints else {
+            return;
+        };
+        if !tcp.sender_timer.fire(now) {
             return; // stale entry, superseded by an earlier one
         }
-        if matches!(flow.sender.poll_timeout(), Some(d) if d <= now) {
-            flow.sender.on_timeout(now);
+        if matches!(tcp.sender.poll_timeout(), Some(d) if d <= now) {
+            tcp.sender.on_timeout(now);
         }
         self.after_sender(now, f);
     }
 
     fn on_receiver_timer(&mut self, now: SimTime, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        if !flow.receiver_timer.fire(now) {
+        let Endpoints::Tcp(tcp) = &mut self.flows[f as usize].endpoints else {
+            return;
+        };
+        if !tcp.receiver_timer.fire(now) {
             return;
         }
-        if matches!(flow.receiver.poll_timeout(), Some(d) if d <= now) {
-            flow.receiver.on_timeout(now);
+        if matches!(tcp.receiver.poll_timeout(), Some(d) if d <= now) {
+            tcp.receiver.on_timeout(now);
         }
         self.after_receiver(now, f);
     }
@@ -610,25 +647,28 @@ impl<T: Tracer> Simulation<T> {
                     flow.name, c.acks_sent, c.acks_arrived, c.acks_dropped, acks_in_net[i]
                 )));
             }
-            let st = flow.sender.stats();
+            let Endpoints::Tcp(tcp) = &flow.endpoints else {
+                continue;
+            };
+            let st = tcp.sender.stats();
             if st.segments_sent + st.syns_sent != c.data_sent {
                 return Err(InvariantViolation(format!(
                     "flow {}: sender and network disagree on segments sent",
                     flow.name
                 )));
             }
-            if flow.sender.cwnd() < Window::segments(1)
-                || flow.sender.ssthresh() < Window::segments(2)
+            if tcp.sender.cwnd() < Window::segments(1)
+                || tcp.sender.ssthresh() < Window::segments(2)
             {
                 return Err(InvariantViolation(format!(
                     "flow {}: cwnd {} < 1 or ssthresh {} < 2",
                     flow.name,
-                    flow.sender.cwnd(),
-                    flow.sender.ssthresh()
+                    tcp.sender.cwnd(),
+                    tcp.sender.ssthresh()
                 )));
             }
-            let r = &flow.receiver;
-            let in_order_bytes = flow.sender.transfer().bytes_before(r.rcv_nxt());
+            let r = &tcp.receiver;
+            let in_order_bytes = tcp.sender.transfer().bytes_before(r.rcv_nxt());
             if r.stats().bytes_delivered != in_order_bytes {
                 return Err(InvariantViolation(format!(
                     "flow {}: {} bytes delivered but segments 0..{} hold {in_order_bytes}",

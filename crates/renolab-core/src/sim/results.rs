@@ -1,7 +1,6 @@
 //! What a run reports: one row per flow, one per link direction, and a summary.
 
-use super::Simulation;
-use crate::scenario::Variant;
+use super::{Endpoints, Simulation};
 use crate::time::SimTime;
 use crate::trace::{CwndSeries, SeqSeries, Tracer};
 
@@ -32,8 +31,8 @@ impl StopReason {
 pub struct FlowResult {
     /// Flow name.
     pub flow: String,
-    /// Variant name.
-    pub variant: Variant,
+    /// Variant name (`"cbr"` for a constant-bit-rate flow).
+    pub variant: &'static str,
     /// Source node name.
     pub src: String,
     /// Destination node name.
@@ -60,6 +59,9 @@ pub struct FlowResult {
     pub data_drops: u64,
     /// ACKs of this flow dropped.
     pub ack_drops: u64,
+    /// Mean one-way latency of the data packets that arrived (first transmissions and
+    /// retransmissions alike), seconds.
+    pub mean_latency_s: Option<f64>,
     /// Time from the first segment sent to the end of the run, for unfinished flows' throughput.
     pub end: SimTime,
 }
@@ -101,10 +103,12 @@ pub struct LinkResult {
     pub packets_sent: u64,
     /// Bytes transmitted.
     pub bytes_sent: u64,
-    /// Queue overflow drops.
+    /// Drops by the queue (overflow, RED early drops, AQM drops).
     pub queue_drops: u64,
-    /// Loss-model drops.
+    /// Drops by loss models (bit errors, random, scripted).
     pub loss_drops: u64,
+    /// Counters by cause.
+    pub stats: crate::net::LinkStats,
     /// Fraction of the run spent serialising.
     pub utilisation: f64,
     /// Most packets waiting at once.
@@ -155,27 +159,50 @@ pub(super) fn collect<T: Tracer>(
         .flows
         .iter()
         .map(|f| {
-            let s = f.sender.stats();
-            let r = f.receiver.stats();
             let c = &f.counters;
-            FlowResult {
+            let mean_latency_s = (c.data_arrived > 0)
+                .then(|| c.latency_sum_ns as f64 / c.data_arrived as f64 * 1e-9);
+            let mut row = FlowResult {
                 flow: f.name.clone(),
-                variant: f.variant,
+                variant: "cbr",
                 src: sim.node_names[f.src as usize].clone(),
                 dst: sim.node_names[f.dst as usize].clone(),
-                bytes_delivered: r.bytes_delivered,
-                first_send: s.first_send,
-                finish: r.finished_at,
-                segments_sent: s.segments_sent,
-                segments_delivered: f.receiver.rcv_nxt() as u64,
-                retransmits: s.retransmits,
-                timeouts: s.timeouts,
-                fast_retransmits: s.fast_retransmits,
+                bytes_delivered: 0,
+                first_send: None,
+                finish: None,
+                segments_sent: 0,
+                segments_delivered: 0,
+                retransmits: 0,
+                timeouts: 0,
+                fast_retransmits: 0,
                 drops: c.data_dropped + c.acks_dropped,
                 data_drops: c.data_dropped,
                 ack_drops: c.acks_dropped,
+                mean_latency_s,
                 end,
+            };
+            match &f.endpoints {
+                Endpoints::Tcp(tcp) => {
+                    let s = tcp.sender.stats();
+                    let r = tcp.receiver.stats();
+                    row.variant = tcp.variant.name();
+                    row.bytes_delivered = r.bytes_delivered;
+                    row.first_send = s.first_send;
+                    row.finish = r.finished_at;
+                    row.segments_sent = s.segments_sent;
+                    row.segments_delivered = tcp.receiver.rcv_nxt() as u64;
+                    row.retransmits = s.retransmits;
+                    row.timeouts = s.timeouts;
+                    row.fast_retransmits = s.fast_retransmits;
+                }
+                Endpoints::Cbr { source, sink } => {
+                    row.bytes_delivered = sink.bytes;
+                    row.first_send = (source.sent() > 0).then_some(f.start);
+                    row.segments_sent = source.sent();
+                    row.segments_delivered = sink.packets;
+                }
             }
+            row
         })
         .collect();
     let run_ns = end.0.max(1) as f64;
@@ -188,8 +215,9 @@ pub(super) fn collect<T: Tracer>(
             to: sim.node_names[d.to as usize].clone(),
             packets_sent: d.stats.packets_sent,
             bytes_sent: d.stats.bytes_sent,
-            queue_drops: d.stats.queue_drops,
-            loss_drops: d.stats.loss_drops,
+            queue_drops: d.stats.overflow_drops + d.stats.early_drops + d.stats.aqm_drops,
+            loss_drops: d.stats.bit_error_drops + d.stats.random_drops + d.stats.scripted_drops,
+            stats: d.stats,
             utilisation: (d.stats.busy_ns as f64 / run_ns).min(1.0),
             max_queue: d.stats.max_queue,
         })

@@ -1,0 +1,6 @@
+//! Applications that generate traffic. Bulk transfer over TCP is the sender's
+//! [`crate::tcp::Transfer`]; constant-bit-rate over UDP is [`cbr::CbrSource`].
+
+pub mod cbr;
+
+pub use cbr::{CbrSink, CbrSource};

@@ -1,0 +1,121 @@
+//! Building the network and the flows of a scenario: specs in, engine components out. Each
+//! random component gets its own stream, named after the component.
+
+use super::{Endpoints, Flow, FlowCounters, TcpEndpoints};
+use crate::app::{CbrSink, CbrSource};
+use crate::engine::TimerSlot;
+use crate::loss::{Ber, DropList, ExtraLatency, GilbertElliott, Loss, LossModel, Uniform};
+use crate::net::LinkDir;
+use crate::queue::{CoDel, DropTail, FqCoDel, Queue, Red};
+use crate::rng::RngStream;
+use crate::scenario::{DirSpec, FlowSpec, LossKind, QueueSpec, Start, TcpSpec, Traffic, Variant};
+use crate::tcp::cc::{Cc, NewReno, Reno, Tahoe, Vegas};
+use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
+use crate::time::{SimDuration, SimTime};
+
+/// One link direction named `name` from `from` to `to`.
+pub(super) fn link_dir(seed: u64, name: String, from: u32, to: u32, spec: &DirSpec) -> LinkDir {
+    let stream = |what: &str| RngStream::derive(seed, &format!("link/{name}/{what}"));
+    let queue = match spec.queue {
+        QueueSpec::DropTail {
+            limit,
+            counts_transmitting,
+        } => Queue::DropTail(DropTail::new(limit, counts_transmitting)),
+        QueueSpec::Red(config) => Queue::Red(Red::new(config, stream("queue"))),
+        QueueSpec::CoDel(config) => Queue::CoDel(CoDel::new(config)),
+        QueueSpec::FqCoDel(config) => Queue::FqCoDel(FqCoDel::new(config, stream("queue"))),
+    };
+    let losses = spec
+        .losses
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let rng = stream(&format!("loss/{i}"));
+            let model = match &l.kind {
+                LossKind::Drop {
+                    flow,
+                    segments,
+                    packets,
+                } => LossModel::List(DropList::new(*flow, segments, packets)),
+                LossKind::Uniform { p } => LossModel::Uniform(Uniform::new(*p, rng)),
+                LossKind::Ber { ber } => LossModel::Ber(Ber::new(*ber, rng)),
+                LossKind::GilbertElliott(c) => {
+                    LossModel::GilbertElliott(GilbertElliott::new(*c, rng))
+                }
+            };
+            Loss::new(model, l.applies_to)
+        })
+        .collect();
+    let latency = spec
+        .latency
+        .map(|l| ExtraLatency::new(l.dist, l.reorder, stream("latency")));
+    LinkDir::new(
+        name, from, to, spec.rate, spec.delay, queue, losses, latency,
+    )
+}
+
+/// The flow of `spec`, with its start time drawn if it is random.
+pub(super) fn flow(seed: u64, spec: &FlowSpec) -> Flow {
+    let mut rng = RngStream::derive(seed, &format!("flow/{}", spec.name));
+    let start = match spec.start {
+        Start::At(t) => t,
+        Start::Uniform { lo, hi } => {
+            let span = (hi.0 - lo.0) as u128 + 1;
+            SimDuration(lo.0 + ((span * rng.next_u64() as u128) >> 64) as u64)
+        }
+    };
+    let endpoints = match &spec.traffic {
+        Traffic::Tcp(tcp) => Endpoints::Tcp(Box::new(tcp_endpoints(tcp, &mut rng))),
+        Traffic::Cbr(cbr) => Endpoints::Cbr {
+            source: CbrSource::new(*cbr, rng),
+            sink: CbrSink::default(),
+        },
+    };
+    Flow {
+        name: spec.name.clone(),
+        src: spec.src,
+        dst: spec.dst,
+        start: SimTime::ZERO + start,
+        stop: spec.stop.map(|s| SimTime::ZERO + s),
+        endpoints,
+        counters: FlowCounters::default(),
+        finished: false,
+        traced: None,
+    }
+}
+
+fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
+    let transfer = Transfer {
+        mss: t.mss,
+        bytes: t.bytes,
+    };
+    let (iw, ssthresh) = (t.sender.initial_window, t.sender.initial_ssthresh);
+    // ns-2 keeps the fraction of W/2 after a fast retransmit (precisionReduce_).
+    let keep_fraction = t.sender.dialect == Dialect::Ns2;
+    let cc = match t.variant {
+        Variant::Tahoe => Cc::Tahoe(Tahoe::new(iw, ssthresh)),
+        Variant::Reno | Variant::Sack(_) => Cc::Reno(Reno::new(iw, ssthresh, keep_fraction)),
+        Variant::NewReno(c) => Cc::NewReno(NewReno::new(
+            iw,
+            ssthresh,
+            c.ssthresh_estimation,
+            keep_fraction,
+        )),
+        Variant::Vegas(c) => Cc::Vegas(Vegas::new(iw, ssthresh, c)),
+    };
+    // The phase of ns-2's RTT tick clock (its random `boot_time_`): given, or drawn from
+    // the flow's own stream.
+    let tick = t.sender.rto.granularity.as_nanos();
+    let clock_phase = match t.sender.clock_phase {
+        Some(phase) if tick > 0 => phase.as_nanos() % tick,
+        _ if tick > 0 => rng.next_u64() % tick,
+        _ => 0,
+    };
+    TcpEndpoints {
+        variant: t.variant,
+        sender: TcpSender::new(t.sender, transfer, cc, clock_phase),
+        receiver: TcpReceiver::new(t.receiver, transfer),
+        sender_timer: TimerSlot::default(),
+        receiver_timer: TimerSlot::default(),
+    }
+}
