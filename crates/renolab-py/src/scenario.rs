@@ -18,6 +18,22 @@ fn validate(scenario_json: &str) -> PyResult<String> {
     })
 }
 
+/// Expands `[[topology]]` tables (JSON: `{"topology": [...]}`) into the `[[link]]` tables they
+/// stand for, returned as a JSON array.
+#[pyfunction]
+fn expand_topology(doc_json: &str) -> PyResult<String> {
+    catch_panic("expand_topology", || {
+        let doc: serde_json::Value = serde_json::from_str(doc_json)
+            .map_err(|e| ScenarioError::new_err(format!("not valid JSON: {e}")))?;
+        let root = renolab_core::scenario::reader::Table::new("", &doc)
+            .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        let links = renolab_core::scenario::topology::expand(&root)
+            .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        Ok(serde_json::Value::Array(links).to_string())
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(validate, m)?)
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(expand_topology, m)?)
 }

@@ -10,7 +10,8 @@ mod error;
 mod flow;
 mod link;
 pub mod profile;
-mod reader;
+pub mod reader;
+pub mod topology;
 
 pub use error::{Result, ScenarioError};
 pub use flow::{FLOW_KINDS, VARIANTS};
@@ -282,7 +283,22 @@ impl Scenario {
     /// Validates a parsed document.
     pub fn from_value(doc: &Value) -> Result<Self> {
         let root = Table::new("", doc)?;
-        root.only(&["simulation", "link", "flow", "description"])?;
+        root.only(&["simulation", "link", "flow", "topology", "description"])?;
+        let generated = topology::expand(&root)?;
+        if !generated.is_empty() {
+            // Topology helpers stand for [[link]] tables: parse the document with them added.
+            let mut doc = doc.clone();
+            let links = match doc.get("link") {
+                Some(Value::Array(a)) => a.clone(),
+                Some(table @ Value::Object(_)) => vec![table.clone()],
+                _ => Vec::new(),
+            };
+            doc["link"] = Value::Array(generated.into_iter().chain(links).collect());
+            if let Value::Object(m) = &mut doc {
+                m.remove("topology");
+            }
+            return Self::from_value(&doc);
+        }
         let (seed, duration, time_limit, profile) = parse_simulation(root.table("simulation")?)?;
         let link_tables = root.tables("link")?;
         if link_tables.is_empty() {

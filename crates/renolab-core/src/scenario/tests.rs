@@ -206,3 +206,106 @@ fn disconnected_endpoints_are_refused() {
         "flow[0]: no route from \"s1\" to \"y\": the links do not connect them"
     );
 }
+
+#[test]
+fn topology_helpers_expand_into_links() {
+    let text = r#"
+[[topology]]
+kind = "dumbbell"
+n = 2
+access = { rate = "100Mbps", delay = "1ms" }
+bottleneck = { rate = "1.6Mbps", delay = "20ms", queue = { kind = "red", limit = 60 } }
+[[topology]]
+kind = "chain"
+nodes = 3
+link = { rate = "10Mbps", delay = "10ms" }
+[[flow]]
+name = "f"
+src = "s1"
+dst = "d2"
+bytes = 1000
+"#;
+    let s = Scenario::from_toml_str(text).unwrap();
+    let names: Vec<&str> = s.links.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(
+        names,
+        vec![
+            "s1-r1",
+            "s2-r1",
+            "bottleneck",
+            "r2-d1",
+            "r2-d2",
+            "N1-N2",
+            "N2-N3"
+        ]
+    );
+    assert!(matches!(s.links[2].forward.queue, QueueSpec::Red(_)));
+    assert_eq!(s.links[5].forward.rate, BitsPerSec(10_000_000));
+    let bad = text.replace("nodes = 3", "nodes = 1");
+    assert!(
+        err(&bad).starts_with("topology[1].nodes: 1 is out of range"),
+        "{}",
+        err(&bad)
+    );
+}
+
+#[test]
+fn network_options_reject_bad_values_by_name() {
+    let with_link =
+        |extra: &str| BASE.replace("delay = \"1ms\"", &format!("delay = \"1ms\"\n{extra}"));
+    for (extra, starts) in [
+        (
+            "queue = { kind = \"red\", min_th = 15, max_th = 5 }",
+            "link[0].queue.max_th: (5) must be above min_th",
+        ),
+        (
+            "queue = { kind = \"red\", w_q = 3 }",
+            "link[0].queue.w_q: 3 is not allowed",
+        ),
+        (
+            "queue = { kind = \"blue\" }",
+            "link[0].queue.kind: unknown kind \"blue\"; allowed: droptail, red, codel, fq_codel",
+        ),
+        (
+            "queue = { kind = \"codel\", target = \"5\" }",
+            "link[0].queue.target: \"5\" is not a duration",
+        ),
+        (
+            "loss = { kind = \"ber\", ber = 2 }",
+            "link[0].loss.ber: 2 is out of range",
+        ),
+        (
+            "loss = { kind = \"gilbert_elliott\", p_gb = 0.1 }",
+            "link[0].loss.p_bg: is required",
+        ),
+        (
+            "loss = { kind = \"uniform\", p = 0.1, applies_to = \"syn\" }",
+            "link[0].loss.applies_to: unknown applies_to \"syn\"; allowed: data, ack, all",
+        ),
+        (
+            "latency = { kind = \"uniform\", min = \"2ms\", max = \"1ms\" }",
+            "link[0].latency.max: must not be below min",
+        ),
+        (
+            "latency = { kind = \"pareto\" }",
+            "link[0].latency.kind: unknown kind \"pareto\"",
+        ),
+    ] {
+        let e = err(&with_link(extra));
+        assert!(e.starts_with(starts), "{extra}: {e}");
+    }
+    let cbr =
+        format!("{BASE}\n[[flow]]\nname = \"u\"\nkind = \"cbr\"\nsrc = \"s1\"\ndst = \"r1\"\n");
+    assert_eq!(
+        err(&cbr),
+        "flow[1].rate: is required for a cbr flow, e.g. \"2Mbps\""
+    );
+    let start = BASE.replace("mss = 1000", "mss = 1000\nstart = { uniform = [\"5s\"] }");
+    assert!(
+        err(&start).starts_with("flow[0].start.uniform: expected two durations"),
+        "{}",
+        err(&start)
+    );
+    let stop = BASE.replace("mss = 1000", "mss = 1000\nstop = \"5s\"");
+    assert!(err(&stop).starts_with("flow[0].stop: is for unlimited flows"));
+}
