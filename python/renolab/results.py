@@ -17,12 +17,13 @@ from renolab import _core
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-# Binary layout of trace columns returned by the core (little-endian);
-# any column not listed here is float64.
-_TRACE_DTYPES: dict[str, str] = {"time_ns": "<u8", "flow": "<u4", "event": "u1", "seq": "<u4"}
-
-# Names of the seq trace's event codes, in code order (renolab_core::trace::SeqEvent).
+# Names of the code columns of the core's trace records, in code order
+# (renolab_core::trace::{SeqEvent, DropCause, HopEvent, kind_code}).
 SEQ_EVENTS = ("sent", "retransmitted", "acked", "dropped", "ack_dropped")
+PACKET_KINDS = ("data", "ack", "syn", "synack", "datagram")
+DROP_CAUSES = ("overflow", "early", "aqm", "bit_error", "random", "burst", "scripted")
+HOP_EVENTS = ("+", "-", "r", "d")
+_CATEGORIES = {"kind": PACKET_KINDS, "cause": DROP_CAUSES}
 
 
 class TraceNotRecordedError(KeyError, ValueError):
@@ -75,7 +76,7 @@ class Result:
                 f"trace {name!r} was not recorded (recorded: {recorded}); pass trace=[{name!r}] to Scenario.run"
             )
         if name not in self._trace_cache:
-            self._trace_cache[name] = self._decode_trace(self._raw_traces[name])
+            self._trace_cache[name] = self._decode_trace(name, self._raw_traces[name])
         return self._trace_cache[name].copy()
 
     def save(self, out_dir: PathLike, format: str = "csv") -> list[Path]:
@@ -100,16 +101,23 @@ class Result:
             written.append(path)
         return written
 
-    def _decode_trace(self, columns: Mapping[str, Any]) -> pd.DataFrame:
-        arrays = {key: _column_array(key, value) for key, value in columns.items()}
+    def _decode_trace(self, name: str, raw: Mapping[str, Any]) -> pd.DataFrame:
+        arrays = _records(raw)
         data: dict[str, Any] = {}
         if "time_ns" in arrays:
             data["time_s"] = arrays.pop("time_ns") / 1e9
         if "flow" in arrays:
             names = np.asarray(self.flows["flow"].tolist(), dtype=object)
             data["flow"] = names[arrays.pop("flow").astype(np.intp)]
+        if "link" in arrays:
+            links = np.asarray(self.links["link"].tolist(), dtype=object)
+            data["link"] = links[arrays.pop("link").astype(np.intp)]
         if "event" in arrays:
-            data["event"] = pd.Categorical.from_codes(arrays.pop("event").astype(np.int8), categories=list(SEQ_EVENTS))
+            events = HOP_EVENTS if name == "hops" else SEQ_EVENTS
+            data["event"] = pd.Categorical.from_codes(arrays.pop("event").astype(np.int8), categories=list(events))
+        for column, categories in _CATEGORIES.items():
+            if column in arrays:
+                data[column] = pd.Categorical.from_codes(arrays.pop(column).astype(np.int8), categories=list(categories))
         data.update(arrays)
         return pd.DataFrame(data)
 
@@ -147,11 +155,11 @@ def _is_number_or_none(value: Any) -> bool:
     return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
-def _column_array(name: str, value: Any) -> np.ndarray:
-    dtype = np.dtype(_TRACE_DTYPES.get(name, "<f8"))
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return np.frombuffer(value, dtype=dtype).astype(dtype.newbyteorder("="))
-    return np.asarray(value, dtype=dtype.newbyteorder("="))
+def _records(raw: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Columns of a trace from the core: packed little-endian records, in memory or in a file."""
+    dtype = np.dtype([(str(n), str(t)) for n, t in raw["fields"]], align=False)
+    records = np.frombuffer(raw["data"], dtype=dtype) if "data" in raw else np.fromfile(raw["path"], dtype=dtype)
+    return {n: records[n].astype(records.dtype[n].newbyteorder("=")) for n in records.dtype.names}
 
 
 def _write_csv(frame: pd.DataFrame, path: Path) -> None:

@@ -150,10 +150,19 @@ class Scenario:
         normalised: dict[str, Any] = json.loads(_core.validate(self.to_json()))
         return normalised
 
-    def run(self, trace: str | Iterable[str] = (), check_invariants: bool = False) -> Result:
+    def run(
+        self,
+        trace: str | Iterable[str] = (),
+        check_invariants: bool = False,
+        *,
+        trace_dir: PathLike | None = None,
+        pcap_dir: PathLike | None = None,
+    ) -> Result:
         """Simulate the scenario and return a :class:`renolab.Result`.
 
-        *trace* names the time series to record (e.g. ``"cwnd"``);
+        *trace* names the time series to record (``"cwnd"``, ``"seq"``, ``"rtt"``,
+        ``"queue"``, ``"drops"``, ``"hops"``); with *trace_dir* they stream to files there
+        instead of memory. *pcap_dir* receives one pcap file per link.
         *check_invariants* enables the core's (slower) internal consistency checks.
         Raises :class:`ScenarioError` for an invalid scenario or trace name and
         :class:`renolab.SimulationError` if the simulation itself fails.
@@ -162,8 +171,17 @@ class Scenario:
 
         traces = [trace] if isinstance(trace, str) else list(trace)
         scenario_json = self.to_json()
+        for directory in (trace_dir, pcap_dir):
+            if directory is not None:
+                os.makedirs(directory, exist_ok=True)
         start = time.perf_counter()
-        raw = _core.run(scenario_json, traces, bool(check_invariants))
+        raw = _core.run(
+            scenario_json,
+            traces,
+            bool(check_invariants),
+            None if trace_dir is None else os.fspath(trace_dir),
+            None if pcap_dir is None else os.fspath(pcap_dir),
+        )
         wall_time_s = time.perf_counter() - start
         return Result(raw, scenario=json.loads(scenario_json), wall_time_s=wall_time_s)
 

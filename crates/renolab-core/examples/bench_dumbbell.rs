@@ -24,7 +24,12 @@ fn main() {
     );
     for i in 0..repeats {
         let t = Instant::now();
-        let out = renolab_core::run(&scenario, &[], false).expect("run");
+        let out = renolab_core::run(
+            &scenario,
+            &renolab_core::trace::TraceRequest::default(),
+            false,
+        )
+        .expect("run");
         let wall = t.elapsed().as_secs_f64();
         let s = &out.summary;
         println!(

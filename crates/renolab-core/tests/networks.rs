@@ -2,19 +2,20 @@
 //! starts and stops, checked on whole scenarios.
 
 use renolab_core::sim::{run, RunOutput};
+use renolab_core::trace::TraceRequest;
 use renolab_core::Scenario;
 
 /// Runs with conservation and window invariants audited after every event.
 fn go(text: &str) -> RunOutput {
     let s = Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("{e}"));
-    run(&s, &[], true).expect("run with invariant checks")
+    run(&s, &TraceRequest::default(), true).expect("run with invariant checks")
 }
 
 /// Runs without the per-event audit (for long statistical runs).
 fn go_fast(text: &str) -> RunOutput {
     run(
         &Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("{e}")),
-        &[],
+        &TraceRequest::default(),
         false,
     )
     .unwrap()
@@ -317,11 +318,11 @@ stop = "2s"
 "#,
         )
         .unwrap(),
-        &["seq".into()],
+        &TraceRequest::names(&["seq"]),
         true,
     )
     .unwrap();
-    let seq = out.seq.unwrap();
+    let seq = out.seq().unwrap();
     let last_send = (0..seq.time_ns.len())
         .filter(|&i| seq.event[i] == 0)
         .map(|i| seq.time_ns[i])

@@ -1,6 +1,7 @@
 //! Whole-scenario tests of TCP Reno on deterministic paths: exact timings and counts.
 
 use renolab_core::sim::{run, RunOutput};
+use renolab_core::trace::TraceRequest;
 use renolab_core::Scenario;
 
 /// One 1 Mb/s link with 50 ms each way (RTT 100 ms plus serialisation), a huge buffer, and
@@ -36,7 +37,7 @@ initial_window = 1
 }
 
 fn run_traced(s: &Scenario) -> RunOutput {
-    run(s, &["cwnd".to_string()], true).expect("run")
+    run(s, &TraceRequest::names(&["cwnd"]), true).expect("run")
 }
 
 /// Serialisation time of `bytes` at 1 Mb/s, ns.
@@ -82,7 +83,7 @@ fn one_dropped_segment_is_fast_retransmitted_once_and_cwnd_halves() {
     assert_eq!((f.retransmits, f.fast_retransmits, f.timeouts), (1, 1, 0));
     assert_eq!(f.data_drops, 1);
 
-    let trace = out.cwnd.unwrap();
+    let trace = out.cwnd().unwrap();
     // Find the halving: ssthresh drops below 20 exactly once.
     let halvings: Vec<usize> = (1..trace.ssthresh.len())
         .filter(|&i| trace.ssthresh[i] < trace.ssthresh[i - 1])
@@ -111,7 +112,7 @@ loss = [{ kind = "drop", flow = "f1", segments = [3, 4, 5, 6, 30] }, { kind = "u
 reverse = { loss = { kind = "uniform", p = 0.02 } }
 "#;
     let s = one_link(300_000, losses, "");
-    let out = run(&s, &[], true).expect("conservation holds");
+    let out = run(&s, &TraceRequest::default(), true).expect("conservation holds");
     let f = &out.flows[0];
     assert_eq!(
         f.bytes_delivered, 300_000,
@@ -132,11 +133,11 @@ fn the_same_seed_gives_identical_results_and_another_seed_differs() {
         o.summary.core_wall_time_s = 0.0;
         o
     };
-    let a = strip(run(&s, &["cwnd".into()], false).unwrap());
-    let b = strip(run(&s, &["cwnd".into()], false).unwrap());
+    let a = strip(run(&s, &TraceRequest::names(&["cwnd"]), false).unwrap());
+    let b = strip(run(&s, &TraceRequest::names(&["cwnd"]), false).unwrap());
     assert_eq!(a, b);
     s.seed = 2;
-    let c = strip(run(&s, &["cwnd".into()], false).unwrap());
+    let c = strip(run(&s, &TraceRequest::names(&["cwnd"]), false).unwrap());
     assert_ne!(a.flows, c.flows);
 }
 
@@ -156,7 +157,12 @@ name = "bulk"
 src = "a"
 dst = "b"
 "#;
-    let out = run(&Scenario::from_toml_str(text).unwrap(), &[], false).unwrap();
+    let out = run(
+        &Scenario::from_toml_str(text).unwrap(),
+        &TraceRequest::default(),
+        false,
+    )
+    .unwrap();
     let f = &out.flows[0];
     assert_eq!(f.finish, None);
     assert_eq!(out.summary.sim_time.0, 5_000_000_000);

@@ -56,7 +56,12 @@ min_rto = "200ms"
     );
     let scenario = renolab_core::Scenario::from_toml_str(&text).unwrap();
     let before = ALLOCATIONS.load(Ordering::Relaxed);
-    let out = renolab_core::run(&scenario, &[], false).unwrap();
+    let out = renolab_core::run(
+        &scenario,
+        &renolab_core::trace::TraceRequest::default(),
+        false,
+    )
+    .unwrap();
     let after = ALLOCATIONS.load(Ordering::Relaxed);
     (after - before, out.summary.packets_delivered)
 }

@@ -2,8 +2,10 @@
 //! retransmissions, timeouts, cwnd and ssthresh, and the recovery dynamics of joo2000 and
 //! lee2001 exactly.
 
+use renolab_core::sim::SeqSeries;
 use renolab_core::sim::{run, RunOutput};
-use renolab_core::trace::{SeqEvent, SeqSeries};
+use renolab_core::trace::SeqEvent;
+use renolab_core::trace::TraceRequest;
 use renolab_core::Scenario;
 
 /// A 10 Mb/s link with 50 ms each way and a buffer that never overflows; one flow of
@@ -56,7 +58,7 @@ min_rto = "200ms"
 }
 
 fn go(s: &Scenario) -> RunOutput {
-    run(s, &["cwnd".into(), "seq".into()], true).expect("run with invariant checks")
+    run(s, &TraceRequest::names(&["cwnd", "seq"]), true).expect("run with invariant checks")
 }
 
 /// (fast retransmits, timeouts, retransmits) of the only flow.
@@ -68,14 +70,14 @@ fn counts(out: &RunOutput) -> (u64, u64, u64) {
 
 /// (time, cwnd, ssthresh) rows of the cwnd trace.
 fn cwnd_rows(out: &RunOutput) -> Vec<(u64, f64, f64)> {
-    let c = out.cwnd.as_ref().unwrap();
+    let c = &out.cwnd().unwrap();
     (0..c.time_ns.len())
         .map(|i| (c.time_ns[i], c.cwnd[i], c.ssthresh[i]))
         .collect()
 }
 
 fn events(out: &RunOutput) -> Vec<(u64, SeqEvent, u32)> {
-    let s: &SeqSeries = out.seq.as_ref().unwrap();
+    let s: &SeqSeries = &out.seq().unwrap();
     let decode = |e: u8| match e {
         0 => SeqEvent::Sent,
         1 => SeqEvent::Retransmitted,

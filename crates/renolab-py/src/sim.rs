@@ -6,22 +6,13 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use std::path::PathBuf;
+
 use renolab_core::sim::{run as run_scenario, RunError, RunOutput};
+use renolab_core::trace::{TraceData, TraceRequest};
 
 use crate::errors::{catch_panic, ScenarioError, SimulationError};
 use crate::scenario::parse;
-
-fn le_bytes<'py, T: Copy>(
-    py: Python<'py>,
-    values: &[T],
-    to_le: impl Fn(T) -> Vec<u8>,
-) -> Bound<'py, PyBytes> {
-    let mut buf = Vec::with_capacity(std::mem::size_of_val(values));
-    for &v in values {
-        buf.extend_from_slice(&to_le(v));
-    }
-    PyBytes::new(py, &buf)
-}
 
 /// Sets column `name` of `table` from the rows of `rows`.
 fn column<'py, R, V: IntoPyObject<'py>>(
@@ -88,30 +79,17 @@ fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDic
     summary.set_item("peak_packets", s.peak_packets)?;
 
     let traces = PyDict::new(py);
-    if let Some(c) = &out.cwnd {
+    for (name, fields, data) in &out.traces {
         let t = PyDict::new(py);
         t.set_item(
-            "time_ns",
-            le_bytes(py, &c.time_ns, |v| v.to_le_bytes().to_vec()),
+            "fields",
+            fields.iter().map(|(n, d)| (*n, *d)).collect::<Vec<_>>(),
         )?;
-        t.set_item("flow", le_bytes(py, &c.flow, |v| v.to_le_bytes().to_vec()))?;
-        t.set_item("cwnd", le_bytes(py, &c.cwnd, |v| v.to_le_bytes().to_vec()))?;
-        t.set_item(
-            "ssthresh",
-            le_bytes(py, &c.ssthresh, |v| v.to_le_bytes().to_vec()),
-        )?;
-        traces.set_item("cwnd", t)?;
-    }
-    if let Some(q) = &out.seq {
-        let t = PyDict::new(py);
-        t.set_item(
-            "time_ns",
-            le_bytes(py, &q.time_ns, |v| v.to_le_bytes().to_vec()),
-        )?;
-        t.set_item("flow", le_bytes(py, &q.flow, |v| v.to_le_bytes().to_vec()))?;
-        t.set_item("event", le_bytes(py, &q.event, |v| vec![v]))?;
-        t.set_item("seq", le_bytes(py, &q.seq, |v| v.to_le_bytes().to_vec()))?;
-        traces.set_item("seq", t)?;
+        match data {
+            TraceData::Bytes(b) => t.set_item("data", PyBytes::new(py, b))?,
+            TraceData::File(p) => t.set_item("path", p.to_string_lossy().into_owned())?,
+        }
+        traces.set_item(*name, t)?;
     }
 
     let result = PyDict::new(py);
@@ -123,20 +101,30 @@ fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDic
 }
 
 /// Runs a scenario (JSON text). `traces` names the series to record (e.g. `["cwnd"]`);
-/// `check_invariants` audits conservation after every event (slow; for tests).
+/// `trace_dir` streams them to files there instead of memory; `pcap_dir` writes one pcap file
+/// per link there; `check_invariants` audits conservation after every event (slow; for tests).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false))]
+#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false, trace_dir = None, pcap_dir = None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     traces: Vec<String>,
     check_invariants: bool,
+    trace_dir: Option<PathBuf>,
+    pcap_dir: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scenario = parse(scenario_json)?;
+    let request = TraceRequest {
+        names: traces,
+        dir: trace_dir,
+        pcap_dir,
+        memory_limit: None,
+    };
     let out = py.detach(|| {
         catch_panic("run", || {
-            run_scenario(&scenario, &traces, check_invariants).map_err(|e| match e {
+            run_scenario(&scenario, &request, check_invariants).map_err(|e| match e {
                 RunError::BadTrace(_) => ScenarioError::new_err(e.to_string()),
+                RunError::Trace(_) => SimulationError::new_err(e.to_string()),
                 RunError::Invariant(_) => {
                     SimulationError::new_err(format!("{e} (seed {})", scenario.seed))
                 }

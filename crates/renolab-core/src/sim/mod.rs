@@ -11,10 +11,13 @@
 mod build;
 mod results;
 
-pub use results::{FlowResult, LinkResult, RunOutput, RunSummary, StopReason};
+pub use results::{
+    CwndSeries, FlowResult, LinkResult, RunOutput, RunSummary, SeqSeries, StopReason,
+};
 
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::{Event, Scheduler, TimerSlot};
+use crate::loss::LossCause;
 use crate::net::{LinkDir, Packet, PacketId, PacketKind, PacketPool, Routes};
 use crate::queue::{QueueDrop, Queued};
 use crate::scenario::{Scenario, Variant};
@@ -22,7 +25,9 @@ use crate::tcp::sack::SackBlocks;
 use crate::tcp::sender::SegmentKind;
 use crate::tcp::{TcpReceiver, TcpSender, Window};
 use crate::time::SimTime;
-use crate::trace::{NoTrace, Recorder, SeqEvent, Tracer};
+use crate::trace::{
+    DropCause, HopEvent, NoTrace, PcapFlow, PcapSet, Recorder, SeqEvent, TraceRequest, Tracer,
+};
 
 /// Per-flow packet counters kept by the network (not by the endpoints), for conservation.
 #[derive(Debug, Default, Clone, Copy)]
@@ -106,28 +111,65 @@ impl std::fmt::Display for InvariantViolation {
 
 impl std::error::Error for InvariantViolation {}
 
-/// Runs `scenario` to the end, recording the traces named in `traces`.
+/// Runs `scenario` to the end, recording what `traces` asks for.
 ///
 /// With `check_invariants`, packet conservation and the window bounds are audited after
 /// every event (slow; for tests).
 pub fn run(
     scenario: &Scenario,
-    traces: &[String],
+    traces: &TraceRequest,
     check_invariants: bool,
 ) -> Result<RunOutput, RunError> {
-    let recorder = Recorder::for_traces(traces).map_err(RunError::BadTrace)?;
     if traces.is_empty() {
         let mut sim = Simulation::new(scenario, NoTrace);
         sim.check_invariants = check_invariants;
-        Ok(sim.run_to_end()?.0)
-    } else {
-        let mut sim = Simulation::new(scenario, recorder);
-        sim.check_invariants = check_invariants;
-        let (mut out, tracer) = sim.run_to_end()?;
-        out.cwnd = tracer.cwnd;
-        out.seq = tracer.seq;
-        Ok(out)
+        return Ok(sim.run_to_end()?.0);
     }
+    let pcap = match &traces.pcap_dir {
+        Some(dir) => Some(pcap_set(scenario, dir).map_err(RunError::Trace)?),
+        None => None,
+    };
+    let recorder = Recorder::new(traces, pcap).map_err(RunError::BadTrace)?;
+    let mut sim = Simulation::new(scenario, recorder);
+    sim.check_invariants = check_invariants;
+    let (mut out, recorder) = sim.run_to_end()?;
+    out.traces = recorder.finish().map_err(RunError::Trace)?;
+    Ok(out)
+}
+
+fn pcap_set(scenario: &Scenario, dir: &std::path::Path) -> Result<PcapSet, String> {
+    use crate::scenario::Traffic;
+    use crate::trace::pcap::node_ip;
+    let flows = scenario
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (udp, mss, bytes, header_bytes, sack) = match &f.traffic {
+                Traffic::Tcp(t) => (
+                    false,
+                    t.mss,
+                    t.bytes,
+                    t.sender.header_bytes,
+                    t.receiver.sack,
+                ),
+                Traffic::Cbr(c) => (true, c.packet_bytes, None, 28, false),
+            };
+            PcapFlow {
+                src_ip: node_ip(f.src),
+                dst_ip: node_ip(f.dst),
+                src_port: 10_000 + i as u16,
+                dst_port: if udp { 9 } else { 80 },
+                udp,
+                mss,
+                bytes,
+                header_bytes,
+                sack,
+            }
+        })
+        .collect();
+    let names: Vec<String> = scenario.links.iter().map(|l| l.name.clone()).collect();
+    PcapSet::create(dir, &names, flows)
 }
 
 /// Why a run could not complete.
@@ -135,6 +177,8 @@ pub fn run(
 pub enum RunError {
     /// A trace name that does not exist.
     BadTrace(String),
+    /// A trace could not be written or outgrew its limit.
+    Trace(String),
     /// An invariant check failed (a bug in the engine).
     Invariant(InvariantViolation),
 }
@@ -143,6 +187,7 @@ impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunError::BadTrace(m) => write!(f, "trace: {m}"),
+            RunError::Trace(m) => write!(f, "{m}"),
             RunError::Invariant(v) => write!(f, "{v}"),
         }
     }
@@ -261,10 +306,19 @@ impl<T: Tracer> Simulation<T> {
         let (size, flow) = (packet.size, packet.flow);
         let link = &mut self.dirs[d as usize];
         let transmitting = !link.idle_at(now);
+        if T::ENABLED {
+            let p = *self.pool.get(id);
+            self.tracer.hop(now, d, HopEvent::Enqueue, &p, id.0);
+        }
+        let link = &mut self.dirs[d as usize];
         if !transmitting && !link.tx_end_pending && link.queue.may_bypass_when_idle(size) {
             // Fast path: an idle wire and a queue with nothing to decide.
             if let Some(arrival) = link.start_tx(now, id, size) {
                 self.sched.schedule(arrival, Event::Arrive { dir: d });
+            }
+            if T::ENABLED {
+                let p = *self.pool.get(id);
+                self.tracer.hop(now, d, HopEvent::Dequeue, &p, id.0);
             }
             return;
         }
@@ -303,8 +357,22 @@ impl<T: Tracer> Simulation<T> {
     fn drop_queued(&mut self, now: SimTime, d: u32, victims: &mut Vec<(PacketId, QueueDrop)>) {
         for (victim, cause) in victims.drain(..) {
             self.dirs[d as usize].stats.count_queue_drop(cause);
-            self.drop_packet(now, victim);
+            let cause = match cause {
+                QueueDrop::Overflow => DropCause::Overflow,
+                QueueDrop::EarlyDrop => DropCause::Early,
+                QueueDrop::AqmDrop => DropCause::Aqm,
+            };
+            self.drop_packet(now, victim, Some((d, cause)));
         }
+        if T::ENABLED {
+            self.trace_queue(now, d);
+        }
+    }
+
+    /// Reports the length of direction `d`'s queue to the tracer.
+    fn trace_queue(&mut self, now: SimTime, d: u32) {
+        let q = &self.dirs[d as usize].queue;
+        self.tracer.queue_changed(now, d, q.len() as u32, q.bytes());
     }
 
     fn on_tx_end(&mut self, now: SimTime, d: u32) {
@@ -323,6 +391,10 @@ impl<T: Tracer> Simulation<T> {
                 link.tx_end_pending = true;
                 let at = link.busy_until;
                 self.sched.schedule(at, Event::TxEnd { dir: d });
+            }
+            if T::ENABLED {
+                let p = *self.pool.get(id);
+                self.tracer.hop(now, d, HopEvent::Dequeue, &p, id.0);
             }
         }
         self.drop_queued(now, d, &mut dropped);
@@ -347,11 +419,21 @@ impl<T: Tracer> Simulation<T> {
             let packet = *self.pool.get(id);
             if let Some(cause) = link.losses.iter_mut().find_map(|m| m.judge(&packet)) {
                 link.stats.count_loss(cause);
-                self.drop_packet(now, id);
+                let cause = match cause {
+                    LossCause::BitError => DropCause::BitError,
+                    LossCause::Random => DropCause::Random,
+                    LossCause::Burst => DropCause::Burst,
+                    LossCause::Scripted => DropCause::Scripted,
+                };
+                self.drop_packet(now, id, Some((d, cause)));
                 return;
             }
         }
         let to = link.to;
+        if T::ENABLED {
+            let packet = *self.pool.get(id);
+            self.tracer.hop(now, d, HopEvent::Receive, &packet, id.0);
+        }
         self.at_node(now, to, id);
     }
 
@@ -365,14 +447,19 @@ impl<T: Tracer> Simulation<T> {
             match self.routes.next_hop(node, dst) {
                 Some(d) => self.enqueue(now, d, id),
                 // Validation guarantees a route for every flow; be safe all the same.
-                None => self.drop_packet(now, id),
+                None => self.drop_packet(now, id, None),
             }
         }
     }
 
-    fn drop_packet(&mut self, now: SimTime, id: PacketId) {
+    /// Drops packet `id`, on link direction `at.0` for cause `at.1` when known.
+    fn drop_packet(&mut self, now: SimTime, id: PacketId, at: Option<(u32, DropCause)>) {
         let packet = self.pool.remove(id);
         if T::ENABLED {
+            if let Some((d, cause)) = at {
+                self.tracer.hop(now, d, HopEvent::Drop, &packet, id.0);
+                self.tracer.dropped(now, d, &packet, cause);
+            }
             let event = match packet.kind {
                 PacketKind::Data | PacketKind::Datagram => SeqEvent::Dropped,
                 _ => SeqEvent::AckDropped,
@@ -480,6 +567,9 @@ impl<T: Tracer> Simulation<T> {
                 tcp.sender.on_ack(now, packet.seq, &packet.sack);
                 if T::ENABLED {
                     self.tracer.seq_event(now, f, SeqEvent::Acked, packet.seq);
+                    if let Some((rtt, srtt, rto)) = tcp.sender.take_rtt_sample() {
+                        self.tracer.rtt_sample(now, f, rtt, srtt, rto);
+                    }
                 }
                 self.after_sender(now, f);
             }

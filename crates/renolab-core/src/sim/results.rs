@@ -2,7 +2,7 @@
 
 use super::{Endpoints, Simulation};
 use crate::time::SimTime;
-use crate::trace::{CwndSeries, SeqSeries, Tracer};
+use crate::trace::{TraceData, Tracer};
 
 /// Why the event loop ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,10 +143,83 @@ pub struct RunOutput {
     pub links: Vec<LinkResult>,
     /// Summary.
     pub summary: RunSummary,
-    /// The cwnd trace, if it was recorded.
-    pub cwnd: Option<CwndSeries>,
-    /// The time-sequence trace, if it was recorded.
-    pub seq: Option<SeqSeries>,
+    /// The recorded traces: name, record layout (field name, numpy dtype), records.
+    pub traces: Vec<(
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        TraceData,
+    )>,
+}
+
+/// A decoded `cwnd` trace, for tests and Rust users.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CwndSeries {
+    /// Time of each change, ns.
+    pub time_ns: Vec<u64>,
+    /// Flow index.
+    pub flow: Vec<u32>,
+    /// Congestion window, segments.
+    pub cwnd: Vec<f64>,
+    /// Slow-start threshold, segments.
+    pub ssthresh: Vec<f64>,
+}
+
+/// A decoded `seq` trace.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SeqSeries {
+    /// Time of each event, ns.
+    pub time_ns: Vec<u64>,
+    /// Flow index.
+    pub flow: Vec<u32>,
+    /// [`crate::trace::SeqEvent`] code.
+    pub event: Vec<u8>,
+    /// Segment (or cumulative ACK).
+    pub seq: Vec<u32>,
+}
+
+fn le_u64(b: &[u8]) -> u64 {
+    u64::from_le_bytes(b.try_into().expect("8 bytes"))
+}
+fn le_u32(b: &[u8]) -> u32 {
+    u32::from_le_bytes(b.try_into().expect("4 bytes"))
+}
+
+impl RunOutput {
+    fn trace_bytes(&self, name: &str) -> Option<Vec<u8>> {
+        self.traces
+            .iter()
+            .find(|t| t.0 == name)
+            .map(|t| match &t.2 {
+                TraceData::Bytes(b) => b.clone(),
+                TraceData::File(p) => std::fs::read(p).unwrap_or_default(),
+            })
+    }
+
+    /// The `cwnd` trace, decoded, if it was recorded.
+    pub fn cwnd(&self) -> Option<CwndSeries> {
+        let b = self.trace_bytes("cwnd")?;
+        let mut s = CwndSeries::default();
+        for r in b.chunks_exact(28) {
+            s.time_ns.push(le_u64(&r[..8]));
+            s.flow.push(le_u32(&r[8..12]));
+            s.cwnd.push(f64::from_bits(le_u64(&r[12..20])));
+            s.ssthresh.push(f64::from_bits(le_u64(&r[20..28])));
+        }
+        Some(s)
+    }
+
+    /// The `seq` trace, decoded, if it was recorded.
+    pub fn seq(&self) -> Option<SeqSeries> {
+        let b = self.trace_bytes("seq")?;
+        let mut s = SeqSeries::default();
+        for r in b.chunks_exact(17) {
+            s.time_ns.push(le_u64(&r[..8]));
+            s.flow.push(le_u32(&r[8..12]));
+            s.event.push(r[12]);
+            s.seq.push(le_u32(&r[13..17]));
+        }
+        Some(s)
+    }
 }
 
 pub(super) fn collect<T: Tracer>(
@@ -235,7 +308,6 @@ pub(super) fn collect<T: Tracer>(
         flows,
         links,
         summary,
-        cwnd: None,
-        seq: None,
+        traces: Vec::new(),
     }
 }

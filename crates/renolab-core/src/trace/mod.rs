@@ -2,23 +2,19 @@
 //!
 //! The engine reports what happens through a [`Tracer`]. [`NoTrace`] has empty inline methods
 //! and `ENABLED = false`, so with tracing off the engine compiles to code with no tracing cost
-//! at all; [`Recorder`] keeps the requested series as columns for Python to wrap.
+//! at all. [`Recorder`] writes the requested series as packed records ([`sink`]) that Python
+//! turns into tables, and pcap files ([`pcap`]) that Wireshark reads.
 
+pub mod pcap;
+pub mod sink;
+
+use std::path::{Path, PathBuf};
+
+use crate::net::{Packet, PacketKind};
 use crate::tcp::Window;
-use crate::time::SimTime;
-
-/// Names of the traces a run can record.
-pub const TRACE_NAMES: &[&str] = &["cwnd", "seq"];
-
-/// Receives trace events from the engine.
-pub trait Tracer {
-    /// False for a tracer that records nothing; lets the engine skip work that only feeds traces.
-    const ENABLED: bool;
-    /// A flow's congestion window or slow-start threshold changed.
-    fn cwnd_changed(&mut self, now: SimTime, flow: u32, cwnd: Window, ssthresh: Window);
-    /// Something happened to a segment of a flow (see [`SeqEvent`]).
-    fn seq_event(&mut self, now: SimTime, flow: u32, event: SeqEvent, seq: u32);
-}
+use crate::time::{SimDuration, SimTime};
+pub use pcap::{PcapFlow, PcapSet};
+pub use sink::{Record, TraceData, TraceSink};
 
 /// What happened to a segment, for the time-sequence trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,10 +32,74 @@ pub enum SeqEvent {
     AckDropped = 4,
 }
 
-impl SeqEvent {
-    /// Names used in trace files, indexed by the event's code.
-    pub const NAMES: [&'static str; 5] =
-        ["sent", "retransmitted", "acked", "dropped", "ack_dropped"];
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum DropCause {
+    /// The queue was full.
+    Overflow = 0,
+    /// RED dropped it early.
+    Early = 1,
+    /// CoDel / FQ-CoDel dropped it at dequeue.
+    Aqm = 2,
+    /// Bit errors corrupted it.
+    BitError = 3,
+    /// A random (Bernoulli) loss.
+    Random = 4,
+    /// A Gilbert-Elliott burst loss.
+    Burst = 5,
+    /// A deterministic drop list.
+    Scripted = 6,
+}
+
+/// A packet's passage through a link direction, as ns-2's trace letters name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum HopEvent {
+    /// `+`: offered to the output queue.
+    Enqueue = 0,
+    /// `-`: starts transmission.
+    Dequeue = 1,
+    /// `r`: received at the far end.
+    Receive = 2,
+    /// `d`: dropped.
+    Drop = 3,
+}
+
+/// Code of a packet kind in trace records: 0 data, 1 ack, 2 syn, 3 synack, 4 datagram.
+pub fn kind_code(kind: PacketKind) -> u8 {
+    match kind {
+        PacketKind::Data => 0,
+        PacketKind::Ack => 1,
+        PacketKind::Syn => 2,
+        PacketKind::SynAck => 3,
+        PacketKind::Datagram => 4,
+    }
+}
+
+/// Receives trace events from the engine.
+pub trait Tracer {
+    /// False for a tracer that records nothing; lets the engine skip work that only feeds traces.
+    const ENABLED: bool;
+    /// A flow's congestion window or slow-start threshold changed.
+    fn cwnd_changed(&mut self, now: SimTime, flow: u32, cwnd: Window, ssthresh: Window);
+    /// Something happened to a segment of a flow.
+    fn seq_event(&mut self, now: SimTime, flow: u32, event: SeqEvent, seq: u32);
+    /// A sender took an RTT sample.
+    fn rtt_sample(
+        &mut self,
+        now: SimTime,
+        flow: u32,
+        rtt: SimDuration,
+        srtt: SimDuration,
+        rto: SimDuration,
+    );
+    /// The length of link direction `link`'s queue changed.
+    fn queue_changed(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64);
+    /// A packet was dropped on link direction `link`.
+    fn dropped(&mut self, now: SimTime, link: u32, packet: &Packet, cause: DropCause);
+    /// A packet passed a point of link direction `link`; `uid` identifies it while it lives.
+    fn hop(&mut self, now: SimTime, link: u32, event: HopEvent, packet: &Packet, uid: u32);
 }
 
 /// Records nothing, costs nothing.
@@ -52,79 +112,273 @@ impl Tracer for NoTrace {
     fn cwnd_changed(&mut self, _: SimTime, _: u32, _: Window, _: Window) {}
     #[inline(always)]
     fn seq_event(&mut self, _: SimTime, _: u32, _: SeqEvent, _: u32) {}
+    #[inline(always)]
+    fn rtt_sample(&mut self, _: SimTime, _: u32, _: SimDuration, _: SimDuration, _: SimDuration) {}
+    #[inline(always)]
+    fn queue_changed(&mut self, _: SimTime, _: u32, _: u32, _: u64) {}
+    #[inline(always)]
+    fn dropped(&mut self, _: SimTime, _: u32, _: &Packet, _: DropCause) {}
+    #[inline(always)]
+    fn hop(&mut self, _: SimTime, _: u32, _: HopEvent, _: &Packet, _: u32) {}
 }
 
-/// The time-sequence series as columns: one row per segment event.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct SeqSeries {
-    /// Time of the event, ns.
-    pub time_ns: Vec<u64>,
-    /// Flow index.
-    pub flow: Vec<u32>,
-    /// Event code ([`SeqEvent`] as `u8`).
-    pub event: Vec<u8>,
-    /// Segment number (or cumulative ACK for ACK events).
-    pub seq: Vec<u32>,
+/// The traces a run can record, with their record layouts (numpy dtype strings).
+pub const TRACES: &[(&str, &[(&str, &str)])] = &[
+    (
+        "cwnd",
+        &[
+            ("time_ns", "<u8"),
+            ("flow", "<u4"),
+            ("cwnd", "<f8"),
+            ("ssthresh", "<f8"),
+        ],
+    ),
+    (
+        "seq",
+        &[
+            ("time_ns", "<u8"),
+            ("flow", "<u4"),
+            ("event", "u1"),
+            ("seq", "<u4"),
+        ],
+    ),
+    (
+        "rtt",
+        &[
+            ("time_ns", "<u8"),
+            ("flow", "<u4"),
+            ("rtt_ns", "<u8"),
+            ("srtt_ns", "<u8"),
+            ("rto_ns", "<u8"),
+        ],
+    ),
+    (
+        "queue",
+        &[
+            ("time_ns", "<u8"),
+            ("link", "<u4"),
+            ("packets", "<u4"),
+            ("bytes", "<u8"),
+        ],
+    ),
+    (
+        "drops",
+        &[
+            ("time_ns", "<u8"),
+            ("link", "<u4"),
+            ("flow", "<u4"),
+            ("kind", "u1"),
+            ("seq", "<u4"),
+            ("cause", "u1"),
+        ],
+    ),
+    (
+        "hops",
+        &[
+            ("time_ns", "<u8"),
+            ("link", "<u4"),
+            ("event", "u1"),
+            ("kind", "u1"),
+            ("size", "<u4"),
+            ("flow", "<u4"),
+            ("seq", "<u4"),
+            ("uid", "<u8"),
+        ],
+    ),
+];
+
+/// Default cap on a trace kept in memory (when no trace directory is given).
+pub const DEFAULT_MEMORY_LIMIT: u64 = 2 << 30;
+
+/// What a run should record, and where.
+#[derive(Debug, Clone, Default)]
+pub struct TraceRequest {
+    /// Names of the traces to record.
+    pub names: Vec<String>,
+    /// Stream trace records to files in this directory instead of memory.
+    pub dir: Option<PathBuf>,
+    /// Write pcap files (one per link, both directions) into this directory.
+    pub pcap_dir: Option<PathBuf>,
+    /// Cap on a trace kept in memory, bytes (`None`: [`DEFAULT_MEMORY_LIMIT`]).
+    pub memory_limit: Option<u64>,
 }
 
-/// The cwnd series as columns: one row per change.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct CwndSeries {
-    /// Time of the change, ns.
-    pub time_ns: Vec<u64>,
-    /// Flow index.
-    pub flow: Vec<u32>,
-    /// Congestion window, segments.
-    pub cwnd: Vec<f64>,
-    /// Slow-start threshold, segments (`u32::MAX` when still "infinite").
-    pub ssthresh: Vec<f64>,
+impl TraceRequest {
+    /// A request for the named traces, kept in memory.
+    pub fn names(names: &[&str]) -> Self {
+        TraceRequest {
+            names: names.iter().map(|n| n.to_string()).collect(),
+            ..TraceRequest::default()
+        }
+    }
+
+    /// True if nothing is to be recorded.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.pcap_dir.is_none()
+    }
 }
 
-/// Keeps the series that were asked for.
-#[derive(Debug, Default, Clone, PartialEq)]
+/// Records the traces that were asked for.
+#[derive(Debug, Default)]
 pub struct Recorder {
-    /// The cwnd series, if requested.
-    pub cwnd: Option<CwndSeries>,
-    /// The time-sequence series, if requested.
-    pub seq: Option<SeqSeries>,
+    cwnd: Option<TraceSink>,
+    seq: Option<TraceSink>,
+    rtt: Option<TraceSink>,
+    queue: Option<TraceSink>,
+    drops: Option<TraceSink>,
+    hops: Option<TraceSink>,
+    pcap: Option<PcapSet>,
 }
 
 impl Recorder {
-    /// A recorder for the named traces; unknown names are an error naming the allowed ones.
-    pub fn for_traces<S: AsRef<str>>(names: &[S]) -> Result<Self, String> {
-        let mut r = Recorder::default();
-        for name in names {
-            match name.as_ref() {
-                "cwnd" => r.cwnd = Some(CwndSeries::default()),
-                "seq" => r.seq = Some(SeqSeries::default()),
-                other => {
-                    return Err(format!(
-                        "unknown trace {other:?}; allowed: {}",
-                        TRACE_NAMES.join(", ")
-                    ))
-                }
+    /// A recorder for `request`; unknown names are an error naming the allowed ones.
+    pub fn new(request: &TraceRequest, pcap: Option<PcapSet>) -> Result<Self, String> {
+        let mut r = Recorder {
+            pcap,
+            ..Recorder::default()
+        };
+        let limit = request.memory_limit.unwrap_or(DEFAULT_MEMORY_LIMIT);
+        for name in &request.names {
+            let Some(&(name, fields)) = TRACES.iter().find(|(n, _)| n == name) else {
+                let allowed: Vec<&str> = TRACES.iter().map(|(n, _)| *n).collect();
+                return Err(format!(
+                    "unknown trace {name:?}; allowed: {}",
+                    allowed.join(", ")
+                ));
+            };
+            let path = request
+                .dir
+                .as_deref()
+                .map(|d: &Path| d.join(format!(".{name}.bin")));
+            let sink = Some(TraceSink::new(name, fields, path, limit)?);
+            match name {
+                "cwnd" => r.cwnd = sink,
+                "seq" => r.seq = sink,
+                "rtt" => r.rtt = sink,
+                "queue" => r.queue = sink,
+                "drops" => r.drops = sink,
+                _ => r.hops = sink,
             }
         }
         Ok(r)
+    }
+
+    /// The finished traces, by name, with their layouts; or the first error.
+    pub fn finish(
+        self,
+    ) -> Result<
+        Vec<(
+            &'static str,
+            &'static [(&'static str, &'static str)],
+            TraceData,
+        )>,
+        String,
+    > {
+        if let Some(p) = self.pcap {
+            p.finish()?;
+        }
+        let sinks = [
+            ("cwnd", self.cwnd),
+            ("seq", self.seq),
+            ("rtt", self.rtt),
+            ("queue", self.queue),
+            ("drops", self.drops),
+            ("hops", self.hops),
+        ];
+        let mut out = Vec::new();
+        for (name, sink) in sinks {
+            if let Some(s) = sink {
+                let fields = s.fields;
+                out.push((
+                    name,
+                    fields,
+                    s.finish().map_err(|e| format!("trace {name}: {e}"))?,
+                ));
+            }
+        }
+        Ok(out)
     }
 }
 
 impl Tracer for Recorder {
     const ENABLED: bool = true;
+
     fn cwnd_changed(&mut self, now: SimTime, flow: u32, cwnd: Window, ssthresh: Window) {
         if let Some(s) = &mut self.cwnd {
-            s.time_ns.push(now.0);
-            s.flow.push(flow);
-            s.cwnd.push(cwnd.as_f64());
-            s.ssthresh.push(ssthresh.as_f64());
+            s.push(
+                Record::new()
+                    .u64(now.0)
+                    .u32(flow)
+                    .f64(cwnd.as_f64())
+                    .f64(ssthresh.as_f64()),
+            );
         }
     }
+
     fn seq_event(&mut self, now: SimTime, flow: u32, event: SeqEvent, seq: u32) {
         if let Some(s) = &mut self.seq {
-            s.time_ns.push(now.0);
-            s.flow.push(flow);
-            s.event.push(event as u8);
-            s.seq.push(seq);
+            s.push(Record::new().u64(now.0).u32(flow).u8(event as u8).u32(seq));
+        }
+    }
+
+    fn rtt_sample(
+        &mut self,
+        now: SimTime,
+        flow: u32,
+        rtt: SimDuration,
+        srtt: SimDuration,
+        rto: SimDuration,
+    ) {
+        if let Some(s) = &mut self.rtt {
+            s.push(
+                Record::new()
+                    .u64(now.0)
+                    .u32(flow)
+                    .u64(rtt.0)
+                    .u64(srtt.0)
+                    .u64(rto.0),
+            );
+        }
+    }
+
+    fn queue_changed(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64) {
+        if let Some(s) = &mut self.queue {
+            s.push(Record::new().u64(now.0).u32(link).u32(packets).u64(bytes));
+        }
+    }
+
+    fn dropped(&mut self, now: SimTime, link: u32, p: &Packet, cause: DropCause) {
+        if let Some(s) = &mut self.drops {
+            s.push(
+                Record::new()
+                    .u64(now.0)
+                    .u32(link)
+                    .u32(p.flow)
+                    .u8(kind_code(p.kind))
+                    .u32(p.seq)
+                    .u8(cause as u8),
+            );
+        }
+    }
+
+    fn hop(&mut self, now: SimTime, link: u32, event: HopEvent, p: &Packet, uid: u32) {
+        if let Some(s) = &mut self.hops {
+            s.push(
+                Record::new()
+                    .u64(now.0)
+                    .u32(link)
+                    .u8(event as u8)
+                    .u8(kind_code(p.kind))
+                    .u32(p.size)
+                    .u32(p.flow)
+                    .u32(p.seq)
+                    .u64(uid as u64),
+            );
+        }
+        if event == HopEvent::Dequeue {
+            if let Some(pcap) = &mut self.pcap {
+                pcap.record(now, link, p);
+            }
         }
     }
 }

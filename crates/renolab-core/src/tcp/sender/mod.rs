@@ -27,7 +27,7 @@ use super::rtt::{Ns2Rtt, Rfc6298, RttEstimator};
 use super::sack::SackBlocks;
 use super::scoreboard::Scoreboard;
 use super::window::Window;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 /// What a transmission carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,6 +131,8 @@ pub struct TcpSender {
     timed: Option<(u32, SimTime)>,
     /// When the SYN was first sent, while it is timed.
     syn_timed: Option<SimTime>,
+    /// The last RTT sample, until a tracer takes it.
+    new_rtt_sample: Option<SimDuration>,
     stats: SenderStats,
 }
 
@@ -165,6 +167,7 @@ impl TcpSender {
             rto_deadline: None,
             timed: None,
             syn_timed: None,
+            new_rtt_sample: None,
             stats: SenderStats::default(),
         }
     }
@@ -277,6 +280,7 @@ impl TcpSender {
     fn sample_rtt(&mut self, now: SimTime, ack: u32) {
         if let Some((seq, sent)) = self.timed {
             if ack > seq {
+                self.new_rtt_sample = Some(now - sent);
                 self.rtt.on_sample(now, now - sent);
                 self.rtt.clear_backoff();
                 self.timed = None;
@@ -290,6 +294,7 @@ impl TcpSender {
             return;
         }
         if let Some(sent) = self.syn_timed.take() {
+            self.new_rtt_sample = Some(now - sent);
             self.rtt.on_sample(now, now - sent);
             self.rtt.clear_backoff();
         }
@@ -683,6 +688,12 @@ impl TcpSender {
             payload: self.transfer.payload(seq),
             retransmit,
         }
+    }
+
+    /// The RTT sample taken since the last call, with the smoothed RTT and RTO after it.
+    pub fn take_rtt_sample(&mut self) -> Option<(SimDuration, SimDuration, SimDuration)> {
+        let rtt = self.new_rtt_sample.take()?;
+        Some((rtt, self.rtt.srtt().unwrap_or(rtt), self.rtt.rto()))
     }
 
     /// When the sender next needs [`TcpSender::on_timeout`].
