@@ -11,8 +11,7 @@
 //! [`CodelVars`] is the per-queue control state and is shared with FQ-CoDel, which runs one
 //! per flow queue.
 
-use std::collections::VecDeque;
-
+use super::fifo::Fifo;
 use super::{QueueDrop, QueueLimit, Queued};
 use crate::net::packet::PacketId;
 use crate::time::{SimDuration, SimTime};
@@ -182,8 +181,7 @@ pub struct CoDel {
     config: CoDelConfig,
     params: CodelParams,
     vars: CodelVars,
-    fifo: VecDeque<Queued>,
-    bytes: u64,
+    fifo: Fifo,
 }
 
 impl CoDel {
@@ -198,8 +196,7 @@ impl CoDel {
             },
             config,
             vars: CodelVars::default(),
-            fifo: VecDeque::new(),
-            bytes: 0,
+            fifo: Fifo::default(),
         }
     }
 
@@ -208,13 +205,12 @@ impl CoDel {
         if !self
             .config
             .limit
-            .fits(self.fifo.len(), self.bytes, pkt.size)
+            .fits(self.fifo.len(), self.fifo.bytes(), pkt.size)
         {
             return Err(QueueDrop::Overflow);
         }
         pkt.enqueued_at = now;
-        self.fifo.push_back(pkt);
-        self.bytes += pkt.size as u64;
+        self.fifo.push(pkt);
         Ok(())
     }
 
@@ -224,38 +220,18 @@ impl CoDel {
         now: SimTime,
         on_drop: &mut impl FnMut(PacketId, QueueDrop),
     ) -> Option<PacketId> {
-        let (fifo, bytes) = (&mut self.fifo, &mut self.bytes);
+        let fifo = &mut self.fifo;
         let mut pop = || {
-            let head = fifo.pop_front()?;
-            *bytes -= head.size as u64;
-            Some((head, *bytes))
+            let head = fifo.pop()?;
+            Some((head, fifo.bytes()))
         };
         let mut drop = |p: Queued| on_drop(p.id, QueueDrop::AqmDrop);
         let pkt = self.vars.dequeue(&self.params, now, &mut pop, &mut drop);
         pkt.map(|p| p.id)
     }
 
-    /// Packets waiting.
-    pub fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    /// True when no packet waits.
-    pub fn is_empty(&self) -> bool {
-        self.fifo.is_empty()
-    }
-
-    /// Bytes waiting.
-    pub fn bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    /// Waiting packets, head first.
-    pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.fifo.iter().map(|p| p.id)
-    }
-
-    pub(crate) fn fifo(&self) -> &VecDeque<Queued> {
+    /// The waiting packets.
+    pub fn fifo(&self) -> &Fifo {
         &self.fifo
     }
 
@@ -346,7 +322,7 @@ mod tests {
         let last = late.last().copied().unwrap_or(0);
         assert!(last < 3_200 * TICK, "last drop at {last} ns");
         assert!(!q.is_dropping());
-        assert!(q.len() <= 1);
+        assert!(q.fifo().len() <= 1);
     }
 
     #[test]

@@ -9,8 +9,7 @@
 //! link's state: in ns-2 a packet reaching an idle link also passes through `enque()` (and
 //! is dequeued at once), so a limit of 1 drops every packet there too, and so it does here.
 
-use std::collections::VecDeque;
-
+use super::fifo::Fifo;
 use super::{QueueDrop, Queued};
 use crate::net::packet::PacketId;
 use crate::time::SimTime;
@@ -41,8 +40,7 @@ impl QueueLimit {
 pub struct DropTail {
     limit: QueueLimit,
     counts_transmitting: bool,
-    fifo: VecDeque<Queued>,
-    bytes: u64,
+    fifo: Fifo,
 }
 
 impl DropTail {
@@ -56,8 +54,7 @@ impl DropTail {
         DropTail {
             limit,
             counts_transmitting,
-            fifo: VecDeque::with_capacity(reserve),
-            bytes: 0,
+            fifo: Fifo::with_capacity(reserve),
         }
     }
 
@@ -85,50 +82,29 @@ impl DropTail {
             // bytes when "byteLength + size >= qlimBytes".
             match self.limit {
                 QueueLimit::Packets(n) => self.fifo.len() + 1 < n as usize,
-                QueueLimit::Bytes(b) => self.bytes + (pkt.size as u64) < b,
+                QueueLimit::Bytes(b) => self.fifo.bytes() + (pkt.size as u64) < b,
             }
         } else {
-            self.limit.fits(self.fifo.len(), self.bytes, pkt.size)
+            self.limit
+                .fits(self.fifo.len(), self.fifo.bytes(), pkt.size)
         };
         if !fits {
             return Err(QueueDrop::Overflow);
         }
         pkt.enqueued_at = now;
-        self.fifo.push_back(pkt);
-        self.bytes += pkt.size as u64;
+        self.fifo.push(pkt);
         Ok(())
     }
 
     /// Removes the head packet.
     #[inline]
     pub fn dequeue(&mut self) -> Option<PacketId> {
-        let head = self.fifo.pop_front()?;
-        self.bytes -= head.size as u64;
+        let head = self.fifo.pop()?;
         Some(head.id)
     }
 
-    /// Packets waiting.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    /// True when no packet waits.
-    pub fn is_empty(&self) -> bool {
-        self.fifo.is_empty()
-    }
-
-    /// Bytes waiting.
-    pub fn bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    /// Waiting packets, head first.
-    pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.fifo.iter().map(|p| p.id)
-    }
-
-    pub(crate) fn fifo(&self) -> &VecDeque<Queued> {
+    /// The waiting packets.
+    pub fn fifo(&self) -> &Fifo {
         &self.fifo
     }
 }
@@ -151,7 +127,10 @@ mod tests {
         assert_eq!(q.enqueue(T, pkt(2, 100), true), Err(QueueDrop::Overflow));
         assert_eq!(q.dequeue(), Some(PacketId(0)));
         assert!(q.enqueue(T, pkt(3, 100), true).is_ok());
-        assert_eq!(q.iter().collect::<Vec<_>>(), vec![PacketId(1), PacketId(3)]);
+        assert_eq!(
+            q.fifo().iter().collect::<Vec<_>>(),
+            vec![PacketId(1), PacketId(3)]
+        );
     }
 
     #[test]
@@ -160,7 +139,7 @@ mod tests {
         assert!(q.enqueue(T, pkt(0, 1500), true).is_ok());
         assert_eq!(q.enqueue(T, pkt(1, 1500), true), Err(QueueDrop::Overflow));
         assert!(q.enqueue(T, pkt(2, 1000), true).is_ok());
-        assert_eq!(q.bytes(), 2500);
+        assert_eq!(q.fifo().bytes(), 2500);
     }
 
     #[test]
@@ -169,7 +148,7 @@ mod tests {
         assert!(q.enqueue(T, pkt(0, 100), true).is_ok());
         assert!(q.enqueue(T, pkt(1, 100), true).is_ok());
         assert_eq!(q.enqueue(T, pkt(2, 100), true), Err(QueueDrop::Overflow));
-        assert_eq!(q.len(), 2);
+        assert_eq!(q.fifo().len(), 2);
     }
 
     #[test]

@@ -18,11 +18,13 @@
 
 mod codel;
 mod droptail;
+mod fifo;
 mod fq_codel;
 mod red;
 
 pub use codel::{CoDel, CoDelConfig};
 pub use droptail::{DropTail, QueueLimit};
+pub use fifo::Fifo;
 pub use fq_codel::{FqCoDel, FqCoDelConfig};
 pub use red::{QWeight, Red, RedConfig};
 
@@ -128,7 +130,7 @@ impl Queue {
     #[inline]
     pub fn may_bypass_when_idle(&self, size: u32) -> bool {
         match self {
-            Queue::DropTail(q) => q.is_empty() && q.accepts_when_empty(size),
+            Queue::DropTail(q) => q.fifo().is_empty() && q.accepts_when_empty(size),
             Queue::Red(_) | Queue::CoDel(_) | Queue::FqCoDel(_) => false,
         }
     }
@@ -137,9 +139,9 @@ impl Queue {
     #[inline]
     pub fn len(&self) -> usize {
         match self {
-            Queue::DropTail(q) => q.len(),
-            Queue::Red(q) => q.len(),
-            Queue::CoDel(q) => q.len(),
+            Queue::DropTail(q) => q.fifo().len(),
+            Queue::Red(q) => q.fifo().len(),
+            Queue::CoDel(q) => q.fifo().len(),
             Queue::FqCoDel(q) => q.len(),
         }
     }
@@ -148,9 +150,9 @@ impl Queue {
     #[inline]
     pub fn bytes(&self) -> u64 {
         match self {
-            Queue::DropTail(q) => q.bytes(),
-            Queue::Red(q) => q.bytes(),
-            Queue::CoDel(q) => q.bytes(),
+            Queue::DropTail(q) => q.fifo().bytes(),
+            Queue::Red(q) => q.fifo().bytes(),
+            Queue::CoDel(q) => q.fifo().bytes(),
             Queue::FqCoDel(q) => q.bytes(),
         }
     }
@@ -170,7 +172,7 @@ impl Queue {
             Queue::CoDel(q) => (Some(q.fifo()), None),
             Queue::FqCoDel(q) => (None, Some(q.iter())),
         };
-        let fifo = fifo.into_iter().flat_map(|q| q.iter().map(|p| p.id));
+        let fifo = fifo.into_iter().flat_map(Fifo::iter);
         fifo.chain(flows.into_iter().flatten())
     }
 }

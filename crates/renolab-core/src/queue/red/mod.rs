@@ -31,10 +31,9 @@ mod tests;
 
 pub use config::{QWeight, RedConfig};
 
-use std::collections::VecDeque;
-
 use config::Derived;
 
+use super::fifo::Fifo;
 use super::{QueueDrop, Queued};
 use crate::net::packet::PacketId;
 use crate::rng::RngStream;
@@ -45,8 +44,7 @@ use crate::time::SimTime;
 pub struct Red {
     config: RedConfig,
     d: Derived,
-    fifo: VecDeque<Queued>,
-    bytes: u64,
+    fifo: Fifo,
     /// Average queue size, in queue units (ns-2 `ave_`).
     avg: f64,
     /// Drop probability before spreading, `p_b`, at the last early-drop test (ns-2
@@ -96,8 +94,7 @@ impl Red {
         Red {
             d: Derived::new(&config),
             config,
-            fifo: VecDeque::new(),
-            bytes: 0,
+            fifo: Fifo::default(),
             avg: 0.0,
             prob1: 0.0,
             prob: 0.0,
@@ -112,7 +109,7 @@ impl Red {
     /// The queue length RED works with: bytes with `queue_in_bytes`, else packets.
     fn qlen(&self) -> u64 {
         if self.config.queue_in_bytes {
-            self.bytes
+            self.fifo.bytes()
         } else {
             self.fifo.len() as u64
         }
@@ -177,8 +174,7 @@ impl Red {
         match drop {
             DropType::None => {
                 pkt.enqueued_at = now;
-                self.fifo.push_back(pkt);
-                self.bytes += pkt.size as u64;
+                self.fifo.push(pkt);
                 Ok(())
             }
             DropType::Unforced => Err(QueueDrop::EarlyDrop),
@@ -261,8 +257,7 @@ impl Red {
     /// Removes the head packet at `now`; if that empties the queue, the link goes idle when
     /// the packet has been serialised.
     pub fn dequeue(&mut self, now: SimTime) -> Option<PacketId> {
-        let head = self.fifo.pop_front()?;
-        self.bytes -= head.size as u64;
+        let head = self.fifo.pop()?;
         if self.fifo.is_empty() {
             let tx = self.config.link_rate.tx_time_ns(head.size);
             self.idle_since = SimTime(now.0.saturating_add(tx));
@@ -270,27 +265,8 @@ impl Red {
         Some(head.id)
     }
 
-    /// Packets waiting.
-    pub fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    /// True when no packet waits.
-    pub fn is_empty(&self) -> bool {
-        self.fifo.is_empty()
-    }
-
-    /// Bytes waiting.
-    pub fn bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    /// Waiting packets, head first.
-    pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.fifo.iter().map(|p| p.id)
-    }
-
-    pub(crate) fn fifo(&self) -> &VecDeque<Queued> {
+    /// The waiting packets.
+    pub fn fifo(&self) -> &Fifo {
         &self.fifo
     }
 

@@ -36,7 +36,7 @@ fn at_ms(ms: u64) -> SimTime {
 /// Offers packets while the link is busy until `n` wait (early drops just retry).
 fn fill_to(q: &mut Red, n: usize) {
     let mut id = 0;
-    while q.len() < n {
+    while q.fifo().len() < n {
         let _ = q.enqueue(at_ms(1), pkt(id, 500), true);
         id += 1;
     }
@@ -74,7 +74,7 @@ fn a_scripted_arrival_sequence_follows_the_hand_computed_ewma_and_probability() 
     assert_eq!(q.count(), count);
 
     // Continue with a reference model of the same rules, step by step.
-    let (mut avg, mut len) = (by_hand[6], q.len());
+    let (mut avg, mut len) = (by_hand[6], q.fifo().len());
     for i in 7..40u32 {
         avg = 0.75 * avg + 0.25 * len as f64;
         count += 1;
@@ -105,7 +105,7 @@ fn a_scripted_arrival_sequence_follows_the_hand_computed_ewma_and_probability() 
             }
         }
         assert_eq!(q.count(), count, "arrival {i}");
-        assert_eq!(q.len(), len);
+        assert_eq!(q.fifo().len(), len);
     }
 }
 
@@ -121,7 +121,7 @@ fn with_gentle_off_an_average_above_max_th_drops_every_arrival() {
         );
         assert_eq!(q.avg(), 6.0);
     }
-    assert_eq!(q.len(), 6);
+    assert_eq!(q.fifo().len(), 6);
 }
 
 #[test]
@@ -190,7 +190,7 @@ fn the_hard_limit_is_a_forced_overflow_drop() {
         q.enqueue(at_ms(1), pkt(9, 500), true),
         Err(QueueDrop::Overflow)
     );
-    assert_eq!(q.len(), 3, "the limit counts waiting packets only");
+    assert_eq!(q.fifo().len(), 3, "the limit counts waiting packets only");
 }
 
 #[test]

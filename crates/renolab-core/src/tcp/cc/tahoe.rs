@@ -1,51 +1,47 @@
 //! TCP Tahoe (Jacobson 1988): fast retransmit, then slow start from one segment; no fast
 //! recovery. The sender resends from the hole on (go-back-N, `Recovery::GoBackN`).
+//!
+//! Its window arithmetic is Reno's, except that a loss detected by duplicate ACKs is answered
+//! as a timeout is: ssthresh = W/2, cwnd = 1 (ns-2 tcp.cc dupack_action():
+//! slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_ONE)).
 
-use super::{halved_ssthresh, open_window, CongestionControl};
+use super::{CongestionControl, Reno};
 use crate::tcp::window::Window;
 use crate::time::SimTime;
 
 /// Tahoe's window state.
 #[derive(Clone, Debug)]
-pub struct Tahoe {
-    cwnd: Window,
-    ssthresh: Window,
-}
+pub struct Tahoe(Reno);
 
 impl Tahoe {
     /// A Tahoe controller with the given initial window and threshold (segments).
     pub fn new(initial_window: u32, initial_ssthresh: u32) -> Self {
-        Tahoe {
-            cwnd: Window::segments(initial_window.max(1)),
-            ssthresh: Window::segments(initial_ssthresh.max(2)),
-        }
+        Tahoe(Reno::new(initial_window, initial_ssthresh, false))
     }
 }
 
 impl CongestionControl for Tahoe {
     fn cwnd(&self) -> Window {
-        self.cwnd
+        self.0.cwnd()
     }
 
     fn ssthresh(&self) -> Window {
-        self.ssthresh
+        self.0.ssthresh()
     }
 
-    fn on_ack(&mut self, _now: SimTime, _ack: u32, _acked: u32) {
-        self.cwnd = open_window(self.cwnd, self.ssthresh);
+    fn on_ack(&mut self, now: SimTime, ack: u32, acked: u32) {
+        self.0.on_ack(now, ack, acked);
     }
 
     fn on_fast_retransmit(&mut self, _now: SimTime, window: Window) {
-        // ns-2 tcp.cc dupack_action(): slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_ONE).
-        self.ssthresh = halved_ssthresh(window);
-        self.cwnd = Window::segments(1);
+        self.0.on_timeout(window);
     }
 
     fn on_timeout(&mut self, window: Window) {
-        self.ssthresh = halved_ssthresh(window);
-        self.cwnd = Window::segments(1);
+        self.0.on_timeout(window);
     }
 
+    /// Tahoe has no fast recovery, hence no partial window deflation.
     fn deflate(&mut self, _segments: u32) {}
 }
 
