@@ -55,10 +55,39 @@ pub enum Event {
     Stop,
 }
 
+/// A heap entry: the event and its key `time << 64 | insertion sequence`, so that one `u128`
+/// comparison orders by time and breaks ties by insertion order.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    key: u128,
+    event: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for Entry {}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Entry {
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
 /// A min-heap of events keyed by `(time, insertion order)`.
 #[derive(Debug, Default)]
 pub struct Scheduler {
-    heap: BinaryHeap<Reverse<(SimTime, u64, Event)>>,
+    heap: BinaryHeap<Reverse<Entry>>,
     next_seq: u64,
     now: SimTime,
     fired: u64,
@@ -90,12 +119,14 @@ impl Scheduler {
         debug_assert!(at >= self.now, "event {event:?} scheduled in the past");
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Reverse((at, seq, event)));
+        let key = ((at.0 as u128) << 64) | seq as u128;
+        self.heap.push(Reverse(Entry { key, event }));
     }
 
     /// Pops the earliest event and advances the clock to it.
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let Reverse((at, _, event)) = self.heap.pop()?;
+        let Reverse(Entry { key, event }) = self.heap.pop()?;
+        let at = SimTime((key >> 64) as u64);
         self.now = at;
         self.fired += 1;
         Some((at, event))

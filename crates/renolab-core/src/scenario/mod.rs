@@ -8,6 +8,7 @@
 
 mod error;
 mod flow;
+mod limits;
 mod link;
 pub mod profile;
 pub mod reader;
@@ -15,6 +16,9 @@ pub mod topology;
 
 pub use error::{Result, ScenarioError};
 pub use flow::{FLOW_KINDS, VARIANTS};
+pub use limits::{
+    Estimate, DEFAULT_MAX_EVENTS, DEFAULT_MAX_MEMORY, MAX_FLOWS, MAX_LINKS, MAX_NODES,
+};
 pub use link::{LOSS_KINDS, QUEUE_KINDS};
 pub use profile::{Profile, PROFILES};
 
@@ -257,6 +261,11 @@ pub struct Scenario {
     pub duration: Option<SimDuration>,
     /// Safety stop when `duration` is absent.
     pub time_limit: SimDuration,
+    /// Most events a run may take: refused before the run when the estimate is larger,
+    /// stopped with an error when the run passes it.
+    pub max_events: u64,
+    /// Most memory (bytes) the run may need by the estimate of [`Scenario::estimate`].
+    pub max_memory: u64,
     /// Node names; indices are positions here (order of first appearance in links).
     pub nodes: Vec<String>,
     /// Links.
@@ -299,7 +308,8 @@ impl Scenario {
             }
             return Self::from_value(&doc);
         }
-        let (seed, duration, time_limit, profile) = parse_simulation(root.table("simulation")?)?;
+        let sim = parse_simulation(root.table("simulation")?)?;
+        let profile = sim.profile;
         let link_tables = root.tables("link")?;
         if link_tables.is_empty() {
             return Err(ScenarioError::new(
@@ -319,6 +329,7 @@ impl Scenario {
             }
         }
         let flow_tables = root.tables("flow")?;
+        limits::check_counts(nodes.len(), link_tables.len(), flow_tables.len())?;
         let mut flow_names: Vec<String> = Vec::new();
         for t in &flow_tables {
             let name = t.req_str("name")?;
@@ -347,7 +358,7 @@ impl Scenario {
             .iter()
             .map(|t| flow::parse_flow(t, &nodes, profile))
             .collect::<Result<Vec<_>>>()?;
-        if duration.is_none() {
+        if sim.duration.is_none() {
             if let Some(f) = flows.iter().find(|f| !f.is_finite()) {
                 return Err(ScenarioError::new(
                     "simulation.duration",
@@ -359,19 +370,22 @@ impl Scenario {
             }
         }
         let scenario = Scenario {
-            seed,
+            seed: sim.seed,
             profile: profile.name,
-            duration,
-            time_limit,
+            duration: sim.duration,
+            time_limit: sim.time_limit,
+            max_events: sim.max_events,
+            max_memory: sim.max_memory,
             nodes,
             links,
             flows,
         };
-        scenario.check_routes(&flow_tables)?;
+        let routes = scenario.check_routes(&flow_tables)?;
+        scenario.check_limits(&routes)?;
         Ok(scenario)
     }
 
-    fn check_routes(&self, flow_tables: &[Table<'_>]) -> Result<()> {
+    fn check_routes(&self, flow_tables: &[Table<'_>]) -> Result<crate::net::Routes> {
         let dirs: Vec<(u32, u32)> = self
             .links
             .iter()
@@ -389,7 +403,7 @@ impl Scenario {
                 ));
             }
         }
-        Ok(())
+        Ok(routes)
     }
 
     /// The resolved scenario as JSON, every default explicit, units normalised.
@@ -398,6 +412,8 @@ impl Scenario {
             "seed": self.seed,
             "profile": self.profile,
             "time_limit": fmt_duration(self.time_limit),
+            "max_events": self.max_events,
+            "max_memory": self.max_memory,
         });
         if let Some(d) = self.duration {
             sim["duration"] = json!(fmt_duration(d));
@@ -441,13 +457,35 @@ pub(crate) fn check_name(name: &str) -> std::result::Result<(), String> {
     }
 }
 
-type SimulationTable = (u64, Option<SimDuration>, SimDuration, Profile);
+/// The `[simulation]` table.
+struct SimulationTable {
+    seed: u64,
+    duration: Option<SimDuration>,
+    time_limit: SimDuration,
+    max_events: u64,
+    max_memory: u64,
+    profile: Profile,
+}
 
 fn parse_simulation(t: Option<Table<'_>>) -> Result<SimulationTable> {
     let Some(t) = t else {
-        return Ok((1, None, SimDuration(DEFAULT_TIME_LIMIT_NS), profile::RFC));
+        return Ok(SimulationTable {
+            seed: 1,
+            duration: None,
+            time_limit: SimDuration(DEFAULT_TIME_LIMIT_NS),
+            max_events: DEFAULT_MAX_EVENTS,
+            max_memory: DEFAULT_MAX_MEMORY,
+            profile: profile::RFC,
+        });
     };
-    t.only(&["seed", "duration", "time_limit", "profile"])?;
+    t.only(&[
+        "seed",
+        "duration",
+        "time_limit",
+        "profile",
+        "max_events",
+        "max_memory",
+    ])?;
     let profile = t
         .choice("profile", PROFILES)?
         .map_or(profile::RFC, profile::by_name);
@@ -460,7 +498,18 @@ fn parse_simulation(t: Option<Table<'_>>) -> Result<SimulationTable> {
     };
     let duration = positive("duration")?;
     let time_limit = positive("time_limit")?.unwrap_or(SimDuration(DEFAULT_TIME_LIMIT_NS));
-    Ok((seed, duration, time_limit, profile))
+    Ok(SimulationTable {
+        seed,
+        duration,
+        time_limit,
+        max_events: t
+            .int("max_events", 1, u64::MAX)?
+            .unwrap_or(DEFAULT_MAX_EVENTS),
+        max_memory: t
+            .bytes("max_memory", 1 << 20, u64::MAX)?
+            .unwrap_or(DEFAULT_MAX_MEMORY),
+        profile,
+    })
 }
 
 /// Writes a duration with the largest unit that keeps it exact (`"48ms"`, `"1500us"`).

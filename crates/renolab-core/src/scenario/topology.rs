@@ -74,12 +74,15 @@ fn dumbbell(t: &Table<'_>, links: &mut Vec<Value>) -> Result<()> {
         "sender_prefix",
         "receiver_prefix",
     ])?;
-    let n = t.int("n", 1, 100_000)?.ok_or_else(|| {
-        ScenarioError::new(
-            t.field("n"),
-            "is required: the number of sender/receiver pairs",
-        )
-    })?;
+    // 2n + 2 nodes must stay within the node cap.
+    let n = t
+        .int("n", 1, (super::MAX_NODES as u64 - 2) / 2)?
+        .ok_or_else(|| {
+            ScenarioError::new(
+                t.field("n"),
+                "is required: the number of sender/receiver pairs",
+            )
+        })?;
     let access = settings(t, "access")?;
     let bottleneck = settings(t, "bottleneck")?;
     let left = t.str("left")?.unwrap_or("r1");
@@ -113,7 +116,7 @@ fn dumbbell(t: &Table<'_>, links: &mut Vec<Value>) -> Result<()> {
 fn chain(t: &Table<'_>, links: &mut Vec<Value>) -> Result<()> {
     t.only(&["kind", "nodes", "link", "prefix"])?;
     let n = t
-        .int("nodes", 2, 100_000)?
+        .int("nodes", 2, super::MAX_NODES as u64)?
         .ok_or_else(|| ScenarioError::new(t.field("nodes"), "is required: the number of nodes"))?;
     let settings = settings(t, "link")?;
     let p = t.str("prefix")?.unwrap_or("N");

@@ -65,7 +65,7 @@ pub(super) fn flow(seed: u64, spec: &FlowSpec) -> Flow {
         }
     };
     let endpoints = match &spec.traffic {
-        Traffic::Tcp(tcp) => Endpoints::Tcp(Box::new(tcp_endpoints(tcp, &mut rng))),
+        Traffic::Tcp(tcp) => Endpoints::Tcp(tcp_endpoints(tcp, &mut rng)),
         Traffic::Cbr(cbr) => Endpoints::Cbr {
             source: CbrSource::new(*cbr, rng),
             sink: CbrSink::default(),

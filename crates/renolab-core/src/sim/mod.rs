@@ -54,9 +54,11 @@ pub(crate) struct TcpEndpoints {
 
 /// What generates and absorbs a flow's packets.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Endpoints {
-    /// A TCP sender and receiver (boxed: they are large, and looked up once per packet).
-    Tcp(Box<TcpEndpoints>),
+    /// A TCP sender and receiver (inline: boxing them costs a pointer chase per packet, and
+    /// the few bytes a CBR flow wastes do not matter).
+    Tcp(TcpEndpoints),
     /// A constant-bit-rate source and its sink.
     Cbr {
         /// Sending side.
@@ -94,6 +96,8 @@ pub struct Simulation<T: Tracer> {
     stop_when_finished: bool,
     unfinished: usize,
     check_invariants: bool,
+    /// `simulation.max_events`: the run fails when it passes this many events.
+    max_events: u64,
     /// Scratch list of packets a queue drops during one operation (reused, never freed).
     queue_drops: Vec<(PacketId, QueueDrop)>,
     tracer: T,
@@ -120,6 +124,7 @@ pub fn run(
     traces: &TraceRequest,
     check_invariants: bool,
 ) -> Result<RunOutput, RunError> {
+    check_trace_sizes(scenario, traces)?;
     if traces.is_empty() {
         let mut sim = Simulation::new(scenario, NoTrace);
         sim.check_invariants = check_invariants;
@@ -135,6 +140,29 @@ pub fn run(
     let (mut out, recorder) = sim.run_to_end()?;
     out.traces = recorder.finish().map_err(RunError::Trace)?;
     Ok(out)
+}
+
+/// Refuses, before the run, an in-memory trace that the run's estimate says cannot fit.
+fn check_trace_sizes(scenario: &Scenario, traces: &TraceRequest) -> Result<(), RunError> {
+    if traces.dir.is_some() || traces.names.is_empty() {
+        return Ok(());
+    }
+    let limit = traces
+        .memory_limit
+        .unwrap_or(crate::trace::DEFAULT_MEMORY_LIMIT);
+    let estimate = scenario.estimate();
+    for name in &traces.names {
+        match estimate.trace_bytes(name) {
+            Some(bytes) if bytes > limit => {
+                return Err(RunError::Limit(format!(
+                    "trace {name}: the run would record about {bytes} bytes, more than the in-memory trace limit of {limit} bytes; write traces to a directory (trace_dir, or the command line's --out) or raise the limit"
+                )))
+            }
+            // Unknown names are left to the recorder, which lists the allowed ones.
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn pcap_set(scenario: &Scenario, dir: &std::path::Path) -> Result<PcapSet, String> {
@@ -181,6 +209,9 @@ pub enum RunError {
     Trace(String),
     /// An invariant check failed (a bug in the engine).
     Invariant(InvariantViolation),
+    /// The run would pass, or passed, a limit (`simulation.max_events`, the in-memory trace
+    /// limit).
+    Limit(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -189,6 +220,7 @@ impl std::fmt::Display for RunError {
             RunError::BadTrace(m) => write!(f, "trace: {m}"),
             RunError::Trace(m) => write!(f, "{m}"),
             RunError::Invariant(v) => write!(f, "{v}"),
+            RunError::Limit(m) => write!(f, "{m}"),
         }
     }
 }
@@ -250,6 +282,7 @@ impl<T: Tracer> Simulation<T> {
             stop_when_finished: scenario.duration.is_none(),
             unfinished,
             check_invariants: false,
+            max_events: scenario.max_events,
             queue_drops: Vec::new(),
             tracer,
         }
@@ -257,13 +290,19 @@ impl<T: Tracer> Simulation<T> {
 
     /// Runs until the stop time (or, without a duration, until every flow has finished).
     /// Returns the results and the tracer with whatever it recorded.
-    pub fn run_to_end(mut self) -> Result<(RunOutput, T), InvariantViolation> {
+    pub fn run_to_end(mut self) -> Result<(RunOutput, T), RunError> {
         let wall = std::time::Instant::now();
         let mut stop_reason = StopReason::TimeLimit;
         if self.stop_when_finished && self.unfinished == 0 {
             stop_reason = StopReason::AllFlowsFinished;
         } else {
             while let Some((now, event)) = self.sched.pop() {
+                if self.sched.events_fired() > self.max_events {
+                    return Err(RunError::Limit(format!(
+                        "simulation.max_events: the run passed {} events at t = {now} s; raise simulation.max_events or shorten the run",
+                        self.max_events
+                    )));
+                }
                 match event {
                     Event::TxEnd { dir } => self.on_tx_end(now, dir),
                     Event::Arrive { dir } => self.on_arrive(now, dir),
