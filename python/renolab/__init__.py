@@ -9,5 +9,6 @@ written in Rust and exposed as ``renolab._core``.
 from renolab._core import ScenarioError, SimulationError, __version__
 from renolab.results import Result
 from renolab.scenario import Scenario
+from renolab.sweep import Sweep
 
-__all__ = ["Result", "Scenario", "ScenarioError", "SimulationError", "__version__"]
+__all__ = ["Result", "Scenario", "ScenarioError", "SimulationError", "Sweep", "__version__"]

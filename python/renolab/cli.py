@@ -1,8 +1,16 @@
 """The ``renolab`` command line.
 
-``renolab run SCENARIO.toml --out DIR [--trace cwnd[,...]] [--seed N] [--check-invariants]``
-simulates a scenario and writes ``flows.csv``, ``links.csv``, ``summary.json`` and one CSV per
-trace; ``renolab check SCENARIO.toml`` only validates it.
+``renolab run SCENARIO.toml --out DIR [--trace cwnd,seq,rtt,queue,drops,hops] [--format parquet|csv]
+[--pcap] [--ns2-trace] [--seed N] [--check-invariants]`` simulates a scenario and writes
+``flows.csv``, ``links.csv``, ``summary.json`` and one Parquet (or CSV) file per trace (see
+docs/outputs.md); ``renolab check SCENARIO.toml`` only validates it.
+``renolab plot DIR [--kind cwnd,seq,throughput,queue,summary] [--format png,svg]`` draws the
+figures of a run directory (see :mod:`renolab.plot`).
+``renolab sweep SWEEP.toml --out DIR [--workers N] [--scheduler ADDRESS | --dask]`` runs a
+parameter sweep (see :mod:`renolab.sweep`).
+``renolab export ns2 SCENARIO.toml [-o FILE.tcl]`` writes an equivalent ns-2.35 script and
+``renolab validate SCENARIO.toml [--runs N]`` runs both simulators and compares them (exit 1
+when a figure is outside its tolerance; see :mod:`renolab.ns2`).
 
 Exit codes: 0 success, 1 the simulation failed, 2 bad input (invalid scenario,
 unreadable file, bad option).  Errors are reported as a single line
@@ -57,8 +65,16 @@ def _build_parser() -> _Parser:
         type=_trace_names,
         action="append",
         default=[],
-        help="record traces, e.g. cwnd (repeatable or comma-separated)",
+        help="record traces: cwnd, seq, rtt, queue, drops, hops (repeatable or comma-separated)",
     )
+    run.add_argument(
+        "--format",
+        choices=["parquet", "csv"],
+        default="parquet",
+        help="file format of the traces (default parquet); flows.csv and links.csv are always CSV",
+    )
+    run.add_argument("--pcap", action="store_true", help="write one pcap file per link into DIR/pcap")
+    run.add_argument("--ns2-trace", action="store_true", help="write DIR/ns2.tr, an ns-2 trace (+ - r d lines)")
     run.add_argument("--seed", type=int, metavar="N", help="override simulation.seed")
     run.add_argument("--check-invariants", action="store_true", help="enable the core's internal consistency checks")
     run.set_defaults(handler=_cmd_run)
@@ -66,6 +82,44 @@ def _build_parser() -> _Parser:
     check = commands.add_parser("check", help="validate a scenario without running it")
     check.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
     check.set_defaults(handler=_cmd_check)
+
+    sweep = commands.add_parser("sweep", help="run a parameter sweep in parallel (resumable)")
+    sweep.add_argument("sweep", metavar="SWEEP.toml", help="sweep file (see docs/sweeps.md)")
+    sweep.add_argument(
+        "--out", metavar="DIR", required=True, help="output directory; finished runs in it are not run again"
+    )
+    sweep.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: every core)")
+    sweep.add_argument(
+        "--scheduler", metavar="ADDRESS", help="submit the runs to this Dask scheduler (address or scheduler file)"
+    )
+    sweep.add_argument("--dask", action="store_true", help="run on a local Dask cluster of --workers processes")
+    sweep.add_argument("--no-progress", action="store_true", help="do not print the progress line")
+    sweep.set_defaults(handler=_cmd_sweep)
+
+    from renolab import bench as _bench
+
+    bench = commands.add_parser("bench", help="measure renolab's speed, side by side with ns-2")
+    _bench.add_arguments(bench)
+    bench.set_defaults(handler=_bench.run_command)
+
+    from renolab import plot as _plot
+
+    plot = commands.add_parser("plot", help="draw the figures of a run directory (PNG, SVG)")
+    _plot.add_arguments(plot)
+    plot.set_defaults(handler=_plot.run_command)
+
+    from renolab import ns2 as _ns2
+
+    export = commands.add_parser("export", help="write the scenario for another simulator (ns2)")
+    _ns2.add_export_arguments(export)
+    validate = commands.add_parser("validate", help="run the scenario in renolab and ns-2 and compare")
+    _ns2.add_validate_arguments(validate)
+
+    from renolab import experiments as _experiments
+
+    reproduce = commands.add_parser("reproduce", help="reproduce a published study: figures, tables, report")
+    _experiments.add_arguments(reproduce)
+    reproduce.set_defaults(handler=_experiments.run_command)
     return parser
 
 
@@ -73,23 +127,73 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scenario = Scenario.from_toml(args.scenario)
     if args.seed is not None:
         scenario = scenario.with_seed(args.seed)
-    traces = [name for group in args.trace for name in group]
-    result = scenario.run(trace=traces, check_invariants=args.check_invariants)
-    written = result.save(args.out)
+    traces = list(dict.fromkeys(name for group in args.trace for name in group))
+    written = _run_and_save(scenario, traces, args)
+    result = written.pop(0)
     print(format_flows_table(result))
     s = result.summary
     print(
         f"\nsimulated {s['sim_time_s']:.6g} s ({s['events']} events, stop: {s['stop_reason']}) "
         f"in {s['wall_time_s']:.3g} s; seed {s['seed']}"
     )
-    print(f"wrote {', '.join(p.name for p in written)} to {args.out}")
+    print(f"wrote {', '.join(p.relative_to(args.out).as_posix() for p in written)} to {args.out}")
     return EXIT_OK
+
+
+def _run_and_save(scenario: Scenario, traces: list[str], args: argparse.Namespace) -> list[Any]:
+    """Run with the traces streamed to a scratch directory inside --out, then write them
+    in --format chunk by chunk; returns [result, *paths written]."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    recorded = traces + (["hops"] if args.ns2_trace and "hops" not in traces else [])
+    scenario.validate()  # a bad scenario leaves no output directory behind
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".renolab-traces-", dir=out)) if recorded else None
+    try:
+        result = scenario.run(
+            trace=recorded,
+            check_invariants=args.check_invariants,
+            trace_dir=scratch,
+            pcap_dir=out / "pcap" if args.pcap else None,
+        )
+        written = result.save(out, format=args.format, traces=traces, ns2_trace=args.ns2_trace)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    if args.pcap:
+        written += sorted((out / "pcap").glob("*.pcap"))
+    return [result, *written]
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
     normalised = Scenario.from_toml(args.scenario).validate()
     n_links, n_flows = len(normalised.get("link", [])), len(normalised.get("flow", []))
     print(f"ok: {_plural(n_links, 'link')}, {_plural(n_flows, 'flow')}")
+    return EXIT_OK
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from renolab.sweep import Sweep, SweepInterrupted
+
+    if args.workers is not None and args.workers < 1:
+        return _fail(f"--workers: {args.workers} is not a whole number >= 1", EXIT_BAD_INPUT)
+    sweep = Sweep.from_toml(args.sweep)
+    try:
+        result = sweep.run(
+            args.out,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            dask=args.dask,
+            progress=not args.no_progress,
+        )
+    except SweepInterrupted as exc:
+        return _fail(exc, 130)
+    except ImportError as exc:
+        return _fail(exc, EXIT_BAD_INPUT)
+    print(result.describe())
     return EXIT_OK
 
 

@@ -1,4 +1,4 @@
-"""Simulation results: per-flow statistics, run summary and recorded traces."""
+"""Simulation results: per-flow statistics, run summary, recorded traces, metrics and plots."""
 
 from __future__ import annotations
 
@@ -6,24 +6,53 @@ import html
 import json
 import math
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 import pandas as pd
 
-from renolab import _core
+from renolab import _core, metrics
+from renolab.traces import (
+    CHUNK_ROWS,
+    DROP_CAUSES,
+    FORMATS,
+    HOP_EVENTS,
+    PACKET_KINDS,
+    SEQ_EVENTS,
+    TRACE_NAMES,
+    Ns2Numbering,
+    RawTrace,
+    decode_records,
+    hops_columns,
+    read_table,
+    restore_types,
+    write_csv,
+    write_frames,
+    write_ns2,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-# Names of the code columns of the core's trace records, in code order
-# (renolab_core::trace::{SeqEvent, DropCause, HopEvent, kind_code}).
-SEQ_EVENTS = ("sent", "retransmitted", "acked", "dropped", "ack_dropped")
-PACKET_KINDS = ("data", "ack", "syn", "synack", "datagram")
-DROP_CAUSES = ("overflow", "early", "aqm", "bit_error", "random", "burst", "scripted")
-HOP_EVENTS = ("+", "-", "r", "d")
-_CATEGORIES = {"kind": PACKET_KINDS, "cause": DROP_CAUSES}
+__all__ = [
+    "DROP_CAUSES",
+    "HOP_EVENTS",
+    "PACKET_KINDS",
+    "SEQ_EVENTS",
+    "TRACE_NAMES",
+    "Result",
+    "TraceNotRecordedError",
+]
+
+#: Columns Python adds to the core's per-flow table (see docs/outputs.md).
+FLOW_EXTRA_COLUMNS = ("goodput_bps", "sent_bps", "drop_rate", "bottleneck", "bottleneck_bps", "mu")
+#: Columns Python adds to the core's per-link table.
+LINK_EXTRA_COLUMNS = ("rate_bps", "delay_s")
 
 
 class TraceNotRecordedError(KeyError, ValueError):
@@ -34,92 +63,301 @@ class TraceNotRecordedError(KeyError, ValueError):
 
 
 class Result:
-    """The outcome of :meth:`renolab.Scenario.run`.
+    """The outcome of :meth:`renolab.Scenario.run` (or a run directory, :meth:`Result.load`).
 
     Attributes:
-        flows: one row per flow, in scenario order (``completion_time_s`` is NaN
-            for flows that did not finish).
-        links: one row per link direction with its counters (packets and
-            bytes sent, drops, utilisation, ...), as reported by the core.
-        summary: run-level facts from the core (seed, events, sim_time_s,
-            stop_reason, ...) plus ``renolab_version``, ``wall_time_s`` (measured
-            around the core call) and ``scenario`` (the input scenario dict).
+        flows: one row per flow, in scenario order (``completion_time_s`` is NaN for flows
+            that did not finish), with the core's counters and ``goodput_bps``,
+            ``sent_bps``, ``drop_rate``, ``bottleneck``, ``bottleneck_bps`` and ``mu``.
+        links: one row per link direction with its counters (packets and bytes sent, drops
+            by cause, utilisation, ...) and its ``rate_bps`` and ``delay_s``.
+        summary: run-level facts from the core (seed, events, sim_time_s, stop_reason, ...)
+            plus ``renolab_version``, ``wall_time_s`` (measured around the core call) and
+            ``scenario`` (the input scenario dict).
+        plot: figures of this run (``result.plot.cwnd()``, ``.seq()``, ``.throughput()``,
+            ``.queue()``, ``.summary()``), see :mod:`renolab.plot`.
     """
 
     def __init__(self, raw: Mapping[str, Any], *, scenario: Mapping[str, Any], wall_time_s: float) -> None:
         """Wrap the dict returned by ``renolab._core.run``."""
-        self.flows: pd.DataFrame = _table_frame(raw["flows"])
-        self.links: pd.DataFrame = _table_frame(raw.get("links") or {})
         self.summary: dict[str, Any] = dict(raw["summary"])
         self.summary["renolab_version"] = _core.__version__
         self.summary["wall_time_s"] = wall_time_s
         self.summary["scenario"] = dict(scenario)
-        self._raw_traces: dict[str, Mapping[str, Any]] = dict(raw.get("traces") or {})
+        self._raw: dict[str, RawTrace] = {name: RawTrace(name, entry) for name, entry in (raw.get("traces") or {}).items()}
+        self._files: dict[str, Path] = {}
         self._trace_cache: dict[str, pd.DataFrame] = {}
+        self._validated: dict[str, Any] | None = None
+        links = dict(raw.get("links") or {})
+        if "link" in links:
+            extras = _link_extras(links, self._scenario_normalised())
+            links.update({k: v for k, v in extras.items() if k not in links})
+        flows = dict(raw["flows"])
+        flows.update(
+            (k, v)
+            for k, v in _flow_extras(flows, links, self._scenario_normalised(), self.summary.get("sim_time_s")).items()
+            if k not in flows
+        )
+        self.flows: pd.DataFrame = _table_frame(flows)
+        self.links: pd.DataFrame = _table_frame(links)
+
+    # ----- construction from a run directory ---------------------------------------------------
+
+    @classmethod
+    def load(cls, directory: PathLike) -> Result:
+        """Read a run directory written by :meth:`save` or ``renolab run`` (flows.csv,
+        links.csv, summary.json and any ``<trace>.parquet`` / ``<trace>.csv``)."""
+        root = Path(directory)
+        if not (root / "flows.csv").is_file():
+            raise FileNotFoundError(2, "not a renolab run directory (no flows.csv)", str(root))
+        self = cls.__new__(cls)
+        self.flows = pd.read_csv(root / "flows.csv")
+        self.links = pd.read_csv(root / "links.csv") if (root / "links.csv").is_file() else pd.DataFrame()
+        summary_path = root / "summary.json"
+        self.summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.is_file() else {}
+        self._raw = {}
+        self._files = {}
+        for name in TRACE_NAMES:
+            for suffix in (".parquet", ".csv"):
+                if (root / f"{name}{suffix}").is_file():
+                    self._files[name] = root / f"{name}{suffix}"
+                    break
+        self._trace_cache = {}
+        self._validated = None
+        if "rate_bps" not in self.links.columns and "link" in self.links.columns:
+            for column, values in _link_extras(_columns(self.links), self._scenario_normalised()).items():
+                self.links[column] = values
+        if "mu" not in self.flows.columns and len(self.flows):
+            extras = _flow_extras(
+                _columns(self.flows), _columns(self.links), self._scenario_normalised(), self.summary.get("sim_time_s")
+            )
+            for column, values in extras.items():
+                self.flows[column] = values
+        return self
+
+    # ----- traces ---------------------------------------------------------------------------------
 
     @property
     def trace_names(self) -> list[str]:
         """Names of the traces recorded in this run."""
-        return list(self._raw_traces)
+        return [*self._raw, *(n for n in self._files if n not in self._raw)]
+
+    def has_trace(self, name: str) -> bool:
+        """Whether trace *name* was recorded."""
+        return name in self._raw or name in self._files
 
     def trace(self, name: str) -> pd.DataFrame:
         """Return a recorded trace as a DataFrame.
 
-        Columns: ``time_s`` (float seconds), ``flow`` (flow name) when the trace
-        is per flow, then the trace's own columns (for ``cwnd``: ``cwnd`` and
-        ``ssthresh``, in segments).  Raises :class:`TraceNotRecordedError` if
-        *name* was not requested when running.
+        Columns: ``time_s`` (float seconds), ``flow`` (flow name) for a per-flow trace,
+        ``link`` (link direction name) for a per-link one, then the trace's own columns (for
+        ``cwnd``: ``cwnd`` and ``ssthresh``, in segments); codes are categoricals (see
+        ``docs/outputs.md``).  Raises :class:`TraceNotRecordedError` if *name* was not
+        requested when running.  For traces too large for memory use :meth:`iter_trace`.
         """
-        if name not in self._raw_traces:
-            recorded = ", ".join(self._raw_traces) or "none"
+        self._check_recorded(name)
+        if name in self._trace_cache:
+            return self._trace_cache[name].copy()
+        if name in self._raw:
+            raw = self._raw[name]
+            frame = self._decode(name, raw.read())
+            if raw.path is None:  # in memory anyway: keep the decoded table
+                self._trace_cache[name] = frame
+                return frame.copy()
+            return frame
+        return read_table(self._files[name], name, flow_names=self._flow_names(), link_names=self._link_names())
+
+    def iter_trace(self, name: str, chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
+        """Yield a recorded trace as DataFrames of at most *chunk_rows* rows, in order,
+        reading a spilled or saved trace piece by piece so memory stays bounded."""
+        self._check_recorded(name)
+        if name in self._raw:
+            for chunk in self._raw[name].chunks(chunk_rows):
+                yield self._decode(name, chunk)
+            return
+        path = self._files[name]
+        if path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows):
+                yield restore_types(name, batch.to_pandas(), self._flow_names(), self._link_names())
+        else:
+            for frame in pd.read_csv(path, chunksize=chunk_rows):
+                yield restore_types(name, frame, self._flow_names(), self._link_names())
+
+    def _check_recorded(self, name: str) -> None:
+        if not self.has_trace(name):
+            recorded = ", ".join(self.trace_names) or "none"
             raise TraceNotRecordedError(
                 f"trace {name!r} was not recorded (recorded: {recorded}); pass trace=[{name!r}] to Scenario.run"
             )
-        if name not in self._trace_cache:
-            self._trace_cache[name] = self._decode_trace(name, self._raw_traces[name])
-        return self._trace_cache[name].copy()
 
-    def save(self, out_dir: PathLike, format: str = "csv") -> list[Path]:
-        """Write ``flows.csv``, ``links.csv``, ``summary.json`` and ``<trace>.csv`` per trace into *out_dir*.
+    def _decode(self, name: str, records: np.ndarray) -> pd.DataFrame:
+        return decode_records(name, records, self._flow_names(), self._link_names())
 
-        The directory is created if needed.  CSV files are byte-identical for
-        the same scenario and seed (floats use the shortest round-tripping
-        representation); ``summary.json`` also holds the wall time and so
-        differs between runs.  Returns the paths written.
+    def _flow_names(self) -> list[str]:
+        return [str(f) for f in self.flows["flow"]] if "flow" in self.flows else []
+
+    def _link_names(self) -> list[str]:
+        return [str(link) for link in self.links["link"]] if "link" in self.links else []
+
+    def _empty_trace(self, name: str) -> pd.DataFrame:
+        if name in self._raw:
+            return self._decode(name, self._raw[name].empty())
+        return self.trace(name).iloc[:0]  # only asked for when the trace is empty
+
+    # ----- saving ---------------------------------------------------------------------------------
+
+    def save(
+        self,
+        out_dir: PathLike,
+        format: str = "parquet",
+        *,
+        traces: Iterable[str] | None = None,
+        ns2_trace: bool = False,
+    ) -> list[Path]:
+        """Write the run into *out_dir* (created if needed) and return the paths written.
+
+        Always ``flows.csv``, ``links.csv`` and ``summary.json``; then one
+        ``<trace>.parquet`` (or ``<trace>.csv`` with ``format="csv"``) per recorded trace,
+        or per name in *traces*; with *ns2_trace*, ``ns2.tr`` (ns-2 trace lines, from the
+        ``hops`` trace).  Traces are written chunk by chunk, so a trace spilled to disk by
+        the core never has to fit in memory.  CSV and Parquet files are byte-identical for
+        the same scenario and seed (CSV floats use the shortest round-tripping
+        representation); ``summary.json`` also holds the wall time and so differs between
+        runs.
         """
-        if format != "csv":
-            raise ValueError(f"unsupported format {format!r}; allowed: 'csv'")
+        if format not in FORMATS:
+            raise ValueError(f"unsupported format {format!r}; allowed: {', '.join(map(repr, FORMATS))}")
+        names = self.trace_names if traces is None else list(traces)
+        for name in names:
+            self._check_recorded(name)
+        if ns2_trace:
+            self._check_recorded("hops")
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = [out / "flows.csv", out / "links.csv", out / "summary.json"]
-        _write_csv(self.flows, written[0])
-        _write_csv(self.links, written[1])
-        written[2].write_text(json.dumps(self.summary, sort_keys=True, indent=2) + "\n", encoding="utf-8")
-        for name in self._raw_traces:
-            path = out / f"{name}.csv"
-            _write_csv(self.trace(name), path)
+        with open(written[0], "w", encoding="utf-8", newline="") as f:
+            write_csv(self.flows, f)
+        with open(written[1], "w", encoding="utf-8", newline="") as f:
+            write_csv(self.links, f)
+        written[2].write_text(json.dumps(self.summary, sort_keys=True, indent=2, default=str) + "\n", encoding="utf-8")
+        for name in names:
+            path = out / f"{name}.{format}"
+            if self._files.get(name) == path:
+                written.append(path)
+                continue
+            write_frames(self.iter_trace(name), path, format, lambda name=name: self._empty_trace(name))
             written.append(path)
+        if ns2_trace:
+            written.append(self.write_ns2_trace(out / "ns2.tr"))
         return written
 
-    def _decode_trace(self, name: str, raw: Mapping[str, Any]) -> pd.DataFrame:
-        arrays = _records(raw)
-        data: dict[str, Any] = {}
-        if "time_ns" in arrays:
-            data["time_s"] = arrays.pop("time_ns") / 1e9
-        if "flow" in arrays:
-            names = np.asarray(self.flows["flow"].tolist(), dtype=object)
-            data["flow"] = names[arrays.pop("flow").astype(np.intp)]
-        if "link" in arrays:
-            links = np.asarray(self.links["link"].tolist(), dtype=object)
-            data["link"] = links[arrays.pop("link").astype(np.intp)]
-        if "event" in arrays:
-            events = HOP_EVENTS if name == "hops" else SEQ_EVENTS
-            data["event"] = pd.Categorical.from_codes(arrays.pop("event").astype(np.int8), categories=list(events))
-        for column, categories in _CATEGORIES.items():
-            if column in arrays:
-                data[column] = pd.Categorical.from_codes(arrays.pop(column).astype(np.int8), categories=list(categories))
-        data.update(arrays)
-        return pd.DataFrame(data)
+    def write_ns2_trace(self, path: PathLike) -> Path:
+        """Write the ``hops`` trace as ns-2 trace lines (``+ - r d`` events) to *path*.
+
+        One line per event: ``<event> <time> <from> <to> <type> <size> ------- <fid>
+        <src>.<port> <dst>.<port> <seq> <uid>``; nodes numbered in order of first appearance
+        in the links table, ``fid`` and both ports the flow's index, ``type`` ``tcp`` /
+        ``ack`` / ``cbr``, time rounded to the microsecond as ns-2 prints it.
+        """
+        self._check_recorded("hops")
+        numbering = Ns2Numbering(self.links, self.flows)
+        target = Path(path)
+        if "hops" in self._raw:
+            return write_ns2(self._raw["hops"].chunks(), numbering, target)
+        names = (self._link_names(), self._flow_names())
+        return write_ns2((hops_columns(frame, *names) for frame in self.iter_trace("hops")), numbering, target)
+
+    # ----- metrics --------------------------------------------------------------------------------
+
+    def segment_bytes(self) -> dict[str, float]:
+        """Payload bytes per segment (mss, or packet_bytes of a cbr flow) of every flow."""
+        return _segment_sizes(self.flows, self._scenario_normalised())
+
+    def throughput(self, bin_s: float | None = None) -> pd.DataFrame:
+        """Per-flow ``sent_bps`` and ``goodput_bps`` in time bins (default: about 100 bins)
+        from the ``seq`` trace, see :func:`renolab.metrics.throughput_series`."""
+        seq = self.trace("seq")
+        return metrics.throughput_series(seq, bin_s or self._default_bin(), self.segment_bytes())
+
+    def normalised_throughput(self, bin_s: float | None = None) -> pd.DataFrame:
+        """lee2001's T_N(t): goodput per bin over the flow's bottleneck capacity
+        (:func:`renolab.metrics.normalised_throughput`)."""
+        capacity = dict(zip(self.flows["flow"].astype(str), self.flows["bottleneck_bps"]))
+        return metrics.normalised_throughput(self.trace("seq"), bin_s or self._default_bin(), capacity, self.segment_bytes())
+
+    def recovery_episodes(self) -> pd.DataFrame:
+        """joo2000's recovery analysis of every loss episode, from the ``seq`` trace (and
+        the ``cwnd`` trace for W, if recorded): :func:`renolab.metrics.recovery_episodes`."""
+        cwnd = self.trace("cwnd") if self.has_trace("cwnd") else None
+        return metrics.recovery_episodes(self.trace("seq"), cwnd)
+
+    def fairness(self, bin_s: float | None = None) -> pd.DataFrame:
+        """Jain's index over the flows that share a bottleneck.
+
+        Without *bin_s*: one row per bottleneck, ``bottleneck, flows, jain`` over the flows'
+        ``goodput_bps``.  With *bin_s*: per time bin (needs the ``seq`` trace), ``bottleneck,
+        time_s, jain, flows``.
+        """
+        groups = self.flows.groupby("bottleneck", sort=False)["flow"].apply(lambda s: [str(f) for f in s])
+        if bin_s is None:
+            goodput = dict(zip(self.flows["flow"].astype(str), self.flows["goodput_bps"]))
+            return pd.DataFrame(
+                [(b, len(f), metrics.jain_index([goodput[x] for x in f])) for b, f in groups.items()],
+                columns=["bottleneck", "flows", "jain"],
+            )
+        series = self.throughput(bin_s)
+        frames = []
+        for bottleneck, flows in groups.items():
+            frame = metrics.jain_series(series, flows=flows)
+            frame.insert(0, "bottleneck", bottleneck)
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["bottleneck", "time_s", "jain", "flows"])
+
+    def packet_latency(self, kind: str = "data") -> pd.DataFrame:
+        """One-way latency of every arrived packet of *kind*, from the ``hops`` trace."""
+        return metrics.packet_latency(self.trace("hops"), self.flows, self.links, kind=kind)
+
+    def link_utilisation(self, bin_s: float | None = None) -> pd.DataFrame:
+        """Per link direction and time bin: the fraction of the bin spent transmitting, from
+        the ``hops`` trace (:func:`renolab.metrics.link_utilisation_series`)."""
+        rates = dict(zip(self.links["link"].astype(str), self.links["rate_bps"]))
+        return metrics.link_utilisation_series(self.trace("hops"), bin_s or self._default_bin(), rates)
+
+    def drops_by_cause(self, by: str = "link") -> pd.DataFrame:
+        """Drops per link direction (or per flow) and cause, from the ``drops`` trace."""
+        return metrics.drops_by_cause(self.trace("drops"), by=by)
+
+    def _default_bin(self) -> float:
+        duration = float(self.summary.get("sim_time_s") or 0.0)
+        if duration <= 0:
+            return 0.1
+        # A round number near duration / 100: 1, 2 or 5 times a power of ten.
+        raw = duration / 100.0
+        power = 10.0 ** math.floor(math.log10(raw))
+        return next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= raw)
+
+    # ----- plots ----------------------------------------------------------------------------------
+
+    @property
+    def plot(self) -> _PlotAccessor:
+        """Figures of this run: ``cwnd()``, ``seq()``, ``throughput()``, ``queue()``,
+        ``summary()`` (each returns a :class:`matplotlib.figure.Figure`) and ``save(dir)``."""
+        return _PlotAccessor(self)
+
+    # ----- internals ------------------------------------------------------------------------------
+
+    def _scenario_normalised(self) -> dict[str, Any] | None:
+        if self._validated is None:
+            scenario = self.summary.get("scenario")
+            self._validated = {}
+            if scenario:
+                try:
+                    self._validated = json.loads(_core.validate(json.dumps(scenario)))
+                except Exception:  # an old or foreign summary: extras stay NaN
+                    self._validated = {}
+        return self._validated or None
 
     def _headline(self) -> str:
         s = self.summary
@@ -127,9 +365,11 @@ class Result:
         sim = s.get("sim_time_s")
         sim_text = f"{sim:.6g} s simulated" if isinstance(sim, (int, float)) else "?"
         traces = ", ".join(self.trace_names) or "none"
+        wall = s.get("wall_time_s")
+        wall_text = f"{wall:.3g} s" if isinstance(wall, (int, float)) else "?"
         return (
             f"{n} flow{'s' * (n != 1)}, {sim_text}, {s.get('events', '?')} events, "
-            f"stop: {s.get('stop_reason', '?')}, wall {s['wall_time_s']:.3g} s, traces: {traces}"
+            f"stop: {s.get('stop_reason', '?')}, wall {wall_text}, traces: {traces}"
         )
 
     def __repr__(self) -> str:
@@ -138,6 +378,53 @@ class Result:
     def _repr_html_(self) -> str:
         table = self.flows.to_html(index=False, max_rows=20, na_rep="–")
         return f"<p><b>renolab.Result</b>: {html.escape(self._headline())}</p>{table}"
+
+
+class _PlotAccessor:
+    """``result.plot``: the figures of :mod:`renolab.plot` for one run."""
+
+    def __init__(self, result: Result) -> None:
+        self._result = result
+
+    def cwnd(self, **kwargs: Any) -> Figure:
+        """cwnd and ssthresh vs time, one colour per flow."""
+        from renolab import plot
+
+        return plot.cwnd(self._result, **kwargs)
+
+    def seq(self, **kwargs: Any) -> Figure:
+        """Time-sequence graph (tcptrace style) of one flow."""
+        from renolab import plot
+
+        return plot.seq(self._result, **kwargs)
+
+    def throughput(self, **kwargs: Any) -> Figure:
+        """Goodput (and sending rate) vs time per flow."""
+        from renolab import plot
+
+        return plot.throughput(self._result, **kwargs)
+
+    def queue(self, **kwargs: Any) -> Figure:
+        """Queue length vs time per link direction."""
+        from renolab import plot
+
+        return plot.queue(self._result, **kwargs)
+
+    def summary(self, **kwargs: Any) -> Figure:
+        """One-page summary of the run."""
+        from renolab import plot
+
+        return plot.summary(self._result, **kwargs)
+
+    def save(self, out_dir: PathLike, kinds: Sequence[str] | None = None, formats: Sequence[str] = ("png",)) -> list[Path]:
+        """Write the figures *kinds* (default: every one the recorded traces allow) as
+        ``<kind>.<format>`` into *out_dir*."""
+        from renolab import plot
+
+        return plot.save_figures(self._result, out_dir, kinds=kinds, formats=formats)
+
+
+# ----- helpers --------------------------------------------------------------------------------------
 
 
 def _table_frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
@@ -151,17 +438,101 @@ def _table_frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
+def _columns(frame: pd.DataFrame) -> dict[str, list[Any]]:
+    """A DataFrame as a dict of lists, NaN as None (the shape the core's tables come in)."""
+    return {c: [None if isinstance(v, float) and math.isnan(v) else v for v in frame[c].tolist()] for c in frame.columns}
+
+
 def _is_number_or_none(value: Any) -> bool:
     return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
-def _records(raw: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    """Columns of a trace from the core: packed little-endian records, in memory or in a file."""
-    dtype = np.dtype([(str(n), str(t)) for n, t in raw["fields"]], align=False)
-    records = np.frombuffer(raw["data"], dtype=dtype) if "data" in raw else np.fromfile(raw["path"], dtype=dtype)
-    return {n: records[n].astype(records.dtype[n].newbyteorder("=")) for n in records.dtype.names}
+_NUMBER_UNIT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/]*)\s*$")
+_RATE_SCALE = {"bps": 1.0, "b/s": 1.0, "kbps": 1e3, "kb/s": 1e3, "mbps": 1e6, "mb/s": 1e6, "gbps": 1e9, "gb/s": 1e9}
+_DURATION_SCALE = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 
 
-def _write_csv(frame: pd.DataFrame, path: Path) -> None:
-    # float_format=None writes the shortest representation that round-trips.
-    frame.to_csv(path, index=False, lineterminator="\n")
+def parse_rate_bps(text: Any) -> float:
+    """A rate as written in scenarios (``"10Mbps"``) in bit/s; NaN if unreadable."""
+    if isinstance(text, (int, float)):
+        return float(text)
+    match = _NUMBER_UNIT.match(str(text))
+    if not match or match.group(2).lower() not in _RATE_SCALE:
+        return math.nan
+    return float(match.group(1)) * _RATE_SCALE[match.group(2).lower()]
+
+
+def parse_duration_s(text: Any) -> float:
+    """A duration as written in scenarios (``"10ms"``) in seconds; NaN if unreadable."""
+    if isinstance(text, (int, float)):
+        return float(text)
+    match = _NUMBER_UNIT.match(str(text))
+    if not match or match.group(2) not in _DURATION_SCALE:
+        return math.nan
+    return float(match.group(1)) * _DURATION_SCALE[match.group(2)]
+
+
+def _link_extras(links: Mapping[str, Sequence[Any]], scenario: Mapping[str, Any] | None) -> dict[str, list[float]]:
+    """``rate_bps`` and ``delay_s`` of every link direction, from the normalised scenario."""
+    by_name = {str(link.get("name")): link for link in (scenario or {}).get("link", [])}
+    rates, delays = [], []
+    for name in (str(x) for x in links.get("link", [])):
+        base, _, rev = name.partition("/")
+        spec = by_name.get(name) if name in by_name else by_name.get(base)
+        if spec is not None and rev == "rev":
+            spec = {**spec, **(spec.get("reverse") or {})}
+        rates.append(parse_rate_bps(spec.get("rate")) if spec else math.nan)
+        delays.append(parse_duration_s(spec.get("delay", "0s")) if spec else math.nan)
+    return {"rate_bps": rates, "delay_s": delays}
+
+
+def _segment_sizes(flows: Mapping[str, Sequence[Any]], scenario: Mapping[str, Any] | None) -> dict[str, float]:
+    specs = {str(f.get("name")): f for f in (scenario or {}).get("flow", [])}
+    sizes: dict[str, float] = {}
+    for i, name in enumerate(str(x) for x in flows["flow"]):
+        spec = specs.get(name, {})
+        size = spec.get("mss", spec.get("packet_bytes"))
+        if size is None:  # infer from the counters
+            delivered = flows["segments_delivered"][i] if "segments_delivered" in flows else 0
+            size = flows["bytes_delivered"][i] / delivered if delivered else math.nan
+        sizes[name] = float(size)
+    return sizes
+
+
+def _nan(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _flow_extras(
+    flows: Mapping[str, Sequence[Any]],
+    links: Mapping[str, Sequence[Any]],
+    scenario: Mapping[str, Any] | None,
+    sim_time_s: Any,
+) -> dict[str, list[Any]]:
+    """goodput_bps, sent_bps, drop_rate, bottleneck, bottleneck_bps and mu of every flow
+    (plain Python: a run's Result must stay cheap to build)."""
+    names = [str(x) for x in flows.get("flow", [])]
+    if not names or "bytes_delivered" not in flows:
+        return {}
+    end = float(sim_time_s) if isinstance(sim_time_s, (int, float)) else math.nan
+    sizes = _segment_sizes(flows, scenario)
+    if {"from", "to", "link"} <= set(links) and "rate_bps" in links and {"src", "dst"} <= set(flows):
+        necks = metrics._bottleneck_rows(flows, links)
+    else:
+        necks = [(n, None, math.nan, []) for n in names]
+    out: dict[str, list[Any]] = {c: [] for c in FLOW_EXTRA_COLUMNS}
+    for i, name in enumerate(names):
+        t_c = _nan(flows["completion_time_s"][i])
+        first = _nan(flows["first_send_s"][i]) if "first_send_s" in flows else math.nan
+        span = end - first if math.isnan(t_c) else t_c
+        delivered = float(flows["bytes_delivered"][i])
+        sent = float(flows["segments_sent"][i]) if "segments_sent" in flows else math.nan
+        drops = float(flows["data_drops"][i]) if "data_drops" in flows else math.nan
+        capacity = necks[i][2]
+        out["goodput_bps"].append(delivered * 8.0 / span if span > 0 else 0.0)
+        out["sent_bps"].append(sent * sizes[name] * 8.0 / span if span > 0 and not math.isnan(sent * sizes[name]) else 0.0)
+        out["drop_rate"].append(drops / sent if sent > 0 else math.nan)
+        out["bottleneck"].append(necks[i][1])
+        out["bottleneck_bps"].append(capacity)
+        out["mu"].append(delivered * 8.0 / (capacity * t_c) if capacity > 0 and t_c > 0 else math.nan)
+    return out

@@ -111,10 +111,20 @@ def test_run_writes_results_and_prints_a_table(small_scenario, write_scenario, t
     header, row = captured.out.splitlines()[:2]
     assert header.split()[:3] == ["flow", "variant", "bytes"]
     assert row.split()[:3] == ["f1", "reno", "100000"]
-    assert sorted(p.name for p in out.iterdir()) == ["cwnd.csv", "flows.csv", "links.csv", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["cwnd.parquet", "flows.csv", "links.csv", "summary.json"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seed"] == 5
     assert summary["scenario"]["simulation"]["seed"] == 5
+
+
+def test_run_with_format_csv_writes_the_traces_as_csv(small_scenario, write_scenario, tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["run", str(write_scenario(small_scenario)), "--out", str(out), "--trace", "cwnd,seq", "--format", "csv"]
+    code = main(argv)
+    assert code == 0, capsys.readouterr().err
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["cwnd.csv", "flows.csv", "links.csv", "seq.csv", "summary.json"]
+    assert (out / "cwnd.csv").read_text().splitlines()[0] == "time_s,flow,cwnd,ssthresh"
 
 
 def test_the_module_entry_point_reports_errors_in_a_subprocess(small_scenario, write_scenario, tmp_path):

@@ -11,7 +11,7 @@ from renolab.cli import main
 
 
 def _run_cli(scenario_path, out, seed, capsys):
-    code = main(["run", str(scenario_path), "--out", str(out), "--trace", "cwnd", "--seed", str(seed)])
+    code = main(["run", str(scenario_path), "--out", str(out), "--trace", "cwnd", "--seed", str(seed), "--format", "csv"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     return out
@@ -37,7 +37,7 @@ def test_a_different_seed_also_runs_to_completion(small_scenario, write_scenario
 
 def test_trace_csv_round_trips_times_exactly(small_scenario, tmp_path):
     result = Scenario.from_dict(small_scenario).run(trace=["cwnd"])
-    result.save(tmp_path)
+    result.save(tmp_path, format="csv")
     with open(tmp_path / "cwnd.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     expected = result.trace("cwnd")

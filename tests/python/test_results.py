@@ -52,8 +52,10 @@ def test_asking_for_an_unrecorded_trace_names_the_recorded_ones(small_scenario):
         result.trace("cwnd")
 
 
-def test_save_writes_flows_summary_and_one_csv_per_trace(result, tmp_path):
+def test_save_writes_flows_summary_and_one_file_per_trace(result, tmp_path):
     written = result.save(tmp_path / "out")
+    assert sorted(p.name for p in written) == ["cwnd.parquet", "flows.csv", "links.csv", "summary.json"]
+    written = result.save(tmp_path / "csv", format="csv")
     assert sorted(p.name for p in written) == ["cwnd.csv", "flows.csv", "links.csv", "summary.json"]
     text = (tmp_path / "out" / "summary.json").read_text()
     assert json.loads(text)["seed"] == 1

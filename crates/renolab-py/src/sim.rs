@@ -123,7 +123,7 @@ fn run<'py>(
     let out = py.detach(|| {
         catch_panic("run", || {
             run_scenario(&scenario, &request, check_invariants).map_err(|e| match e {
-                RunError::BadTrace(_) => ScenarioError::new_err(e.to_string()),
+                RunError::BadTrace(_) | RunError::Limit(_) => ScenarioError::new_err(e.to_string()),
                 RunError::Trace(_) => SimulationError::new_err(e.to_string()),
                 RunError::Invariant(_) => {
                     SimulationError::new_err(format!("{e} (seed {})", scenario.seed))

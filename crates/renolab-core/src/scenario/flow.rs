@@ -210,6 +210,15 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
         }
     }
     let receiver = parse_receiver(t.table("receiver")?, profile, variant_name == "sack")?;
+    // ns-2's Vegas has its own output() and never sends a SYN (docs/ns2-behaviour.md §6).
+    let profile = if profile.name == "ns2" && variant_name == "vegas" {
+        Profile {
+            handshake: false,
+            ..profile
+        }
+    } else {
+        profile
+    };
 
     let opts = t.table("options")?;
     if let Some(o) = &opts {
@@ -287,6 +296,11 @@ fn parse_receiver(r: Option<Table<'_>>, profile: Profile, sack: bool) -> Result<
         delack_timeout: profile.delack_timeout,
         ack_bytes: 40,
         sack,
+        dialect: if profile.name == "ns2" {
+            Dialect::Ns2
+        } else {
+            Dialect::Rfc
+        },
     };
     if let Some(r) = r {
         r.only(&["delayed_ack", "ack_every", "delack_timeout", "ack_bytes"])?;

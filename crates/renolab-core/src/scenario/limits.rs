@@ -129,7 +129,12 @@ fn queue_packets(q: &QueueSpec, min_size: f64) -> f64 {
     };
     match q {
         QueueSpec::DropTail { limit: l, .. } => limit(*l),
-        QueueSpec::Red(c) => c.limit as f64,
+        // ns-2 RED in byte mode holds `limit` mean-sized packets' worth of bytes, and
+        // tests the length before the arrival: one more may get in.
+        QueueSpec::Red(c) if c.queue_in_bytes => {
+            (c.limit as f64 * c.mean_pktsize as f64 / min_size).ceil() + 1.0
+        }
+        QueueSpec::Red(c) => c.limit as f64 + 1.0,
         QueueSpec::CoDel(c) => limit(c.limit),
         QueueSpec::FqCoDel(c) => limit(c.limit),
     }
@@ -257,10 +262,11 @@ impl Scenario {
                     } else {
                         1.0
                     };
-                    // In the network at once: a window's worth, and never more than the
+                    // In the network at once: a window's worth, twice over (a timeout
+                    // resends what may still be on its way), and never more than the
                     // sender's link could have taken.
-                    let outstanding = (t.sender.receiver_window as f64)
-                        .min(segs)
+                    let outstanding = (2.0 * t.sender.receiver_window as f64)
+                        .min(2.0 * segs)
                         .min(first_hop(data.first(), wire));
                     for &d in &data {
                         min_size[d as usize] = min_size[d as usize].min(wire);

@@ -92,6 +92,10 @@ pub struct ReceiverConfig {
     pub ack_bytes: u32,
     /// Report SACK blocks (RFC 2018).
     pub sack: bool,
+    /// RFC 5681 §4.2 or ns-2's `DelAckSink` rules where they differ (ns-2 also ACKs
+    /// segment 0 at once, and holds the ACK of a duplicate of the highest in-order segment
+    /// like a new one).
+    pub dialect: Dialect,
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! and within `delack_timeout` of the first unacknowledged one; an immediate ACK for an
 //! out-of-order segment (a duplicate ACK) and for a segment that fills all or part of a gap.
 
-use super::config::{ReceiverConfig, Transfer};
+use super::config::{Dialect, ReceiverConfig, Transfer};
 use super::sack::{SackBlocks, MAX_SACK_BLOCKS};
 use super::seqset::SeqSet;
 use crate::time::SimTime;
@@ -104,6 +104,17 @@ impl TcpReceiver {
     /// Processes an arriving data segment.
     pub fn on_segment(&mut self, now: SimTime, seq: u32) {
         self.stats.segments_received += 1;
+        if self.config.dialect == Dialect::Ns2
+            && self.config.delayed_ack
+            && seq + 1 == self.rcv_nxt
+            && self.out_of_order.is_empty()
+            && self.delack_deadline.is_none()
+        {
+            // ns-2 DelAckSink::recv(): a duplicate of the highest in-order segment is held
+            // like a new one when no delayed ACK is pending.
+            self.delack_deadline = Some(now + self.config.delack_timeout);
+            return;
+        }
         if seq < self.rcv_nxt || (seq > self.rcv_nxt && !self.out_of_order.insert(seq)) {
             // A duplicate: acknowledge at once so the sender learns where we are.
             self.ack_due = true;
@@ -124,7 +135,10 @@ impl TcpReceiver {
             self.stats.finished_at.get_or_insert(now);
         }
         self.unacked += 1;
-        if filled_gap || !self.config.delayed_ack || self.unacked >= self.config.ack_every {
+        // ns-2 DelAckSink also ACKs segment 0 at once (SYN_immediate_ack_).
+        let first = seq == 0 && self.config.dialect == Dialect::Ns2;
+        if filled_gap || first || !self.config.delayed_ack || self.unacked >= self.config.ack_every
+        {
             self.ack_due = true;
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.config.delack_timeout);
@@ -208,6 +222,7 @@ mod tests {
             delack_timeout: SimDuration::from_millis(200),
             ack_bytes: 40,
             sack: true,
+            dialect: Dialect::Rfc,
         };
         TcpReceiver::new(
             config,

@@ -17,7 +17,7 @@ pub use tahoe::Tahoe;
 pub use vegas::{Vegas, VegasConfig};
 
 use crate::tcp::window::Window;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 /// The hooks a congestion-control variant implements. Windows are in segments.
 pub trait CongestionControl {
@@ -38,6 +38,8 @@ pub trait CongestionControl {
     /// Partial window deflation (RFC 6582 §3.2 step 5): take `segments` off the window,
     /// never below one segment.
     fn deflate(&mut self, segments: u32);
+    /// The SYN-ACK arrived, `rtt` after the first SYN left.
+    fn on_syn_ack(&mut self, _now: SimTime, _rtt: SimDuration) {}
 }
 
 /// RFC 5681 §3.1 eq. 4 (and ns-2's `slowdown(CLOSE_SSTHRESH_HALF)`): half the window, in
@@ -105,5 +107,8 @@ impl CongestionControl for Cc {
     }
     fn deflate(&mut self, segments: u32) {
         dispatch!(self, c => c.deflate(segments))
+    }
+    fn on_syn_ack(&mut self, now: SimTime, rtt: SimDuration) {
+        dispatch!(self, c => c.on_syn_ack(now, rtt))
     }
 }

@@ -148,6 +148,15 @@ impl CongestionControl for NewReno {
     fn deflate(&mut self, segments: u32) {
         self.reno.deflate(segments);
     }
+
+    fn on_syn_ack(&mut self, _now: SimTime, rtt: SimDuration) {
+        // ns-2 counts every ACK from the start, the SYN-ACK included, and times the base RTT
+        // from the first packet sent: with a handshake, the SYN (tcp-newreno.cc recv()).
+        if let Some(h) = &mut self.hoe {
+            h.acks = 1;
+            h.base_rtt = rtt;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -61,6 +61,9 @@ pub struct Vegas {
     rttvar: u64,
     /// Segment sent at the last window decrease: one decrease per loss window.
     decreased_at: u32,
+    /// New ACKs after a retransmission still to be checked for expired segments (ns-2
+    /// `v_worried_`).
+    worried: u32,
 }
 
 impl Vegas {
@@ -81,6 +84,7 @@ impl Vegas {
             srtt: 0,
             rttvar: 0,
             decreased_at: 0,
+            worried: 0,
         }
     }
 
@@ -103,6 +107,21 @@ impl Vegas {
             Some(&(at, _)) => now.saturating_since(at).as_nanos() > self.srtt + 4 * self.rttvar,
             None => false,
         }
+    }
+
+    /// On the first two new ACKs after a retransmission: true if segment `seq` (the one
+    /// after the new cumulative ACK) has outlived its fine-grained timeout and should be
+    /// retransmitted at once (ns-2 tcp-vegas.cc, `v_worried_`).
+    pub fn worried_and_expired(&mut self, now: SimTime, seq: u32) -> bool {
+        if self.worried == 0 {
+            return false;
+        }
+        self.worried -= 1;
+        let expired = self.segment_expired(now, seq);
+        if !expired {
+            self.worried = 0;
+        }
+        expired
     }
 
     fn on_rtt_sample(&mut self, rtt: SimDuration) {
@@ -191,6 +210,7 @@ impl CongestionControl for Vegas {
     }
 
     fn on_fast_retransmit(&mut self, _now: SimTime, _window: Window) {
+        self.worried = 2.min(self.next_seq().saturating_sub(self.first_seq));
         // One decrease per window of data: only if the lost segment was sent after the
         // last decrease (Brakmo & Peterson §3.1).
         if self.first_seq >= self.decreased_at {

@@ -131,6 +131,8 @@ pub struct TcpSender {
     timed: Option<(u32, SimTime)>,
     /// When the SYN was first sent, while it is timed.
     syn_timed: Option<SimTime>,
+    /// When the first SYN was sent.
+    syn_first_sent: Option<SimTime>,
     /// The last RTT sample, until a tracer takes it.
     new_rtt_sample: Option<SimDuration>,
     stats: SenderStats,
@@ -167,6 +169,7 @@ impl TcpSender {
             rto_deadline: None,
             timed: None,
             syn_timed: None,
+            syn_first_sent: None,
             new_rtt_sample: None,
             stats: SenderStats::default(),
         }
@@ -298,6 +301,9 @@ impl TcpSender {
             self.rtt.on_sample(now, now - sent);
             self.rtt.clear_backoff();
         }
+        if let Some(first) = self.syn_first_sent {
+            self.cc.on_syn_ack(now, now - first);
+        }
         self.phase = Phase::Open;
         self.rto_deadline = None;
     }
@@ -349,6 +355,11 @@ impl TcpSender {
                 self.sample_rtt(now, ack);
                 self.dupacks = 0;
                 self.cc.on_ack(now, ack, acked);
+            }
+        }
+        if let Cc::Vegas(v) = &mut self.cc {
+            if self.snd_una < self.snd_max && v.worried_and_expired(now, self.snd_una) {
+                self.retransmit_next = Some(self.snd_una);
             }
         }
         // RFC 6298 §5.2-5.3: stop the timer when all is acknowledged, else restart it.
@@ -470,11 +481,17 @@ impl TcpSender {
         let covers_recover = tahoe_again || self.recover.is_none_or(|r| self.snd_una > r);
         match careful {
             Careful::Careful => covers_recover,
-            Careful::LessCareful => {
-                covers_recover
-                    || (self.cc.cwnd() > Window::segments(1)
-                        && self.snd_una.saturating_sub(self.highest_ack_before_loss) <= 4)
-            }
+            Careful::LessCareful => match self.config.dialect {
+                // ns-2's lessCareful_: also when the ACK reaches exactly `recover`.
+                Dialect::Ns2 => self.recover.is_none_or(|r| self.snd_una >= r),
+                // RFC 6582 §4.1: cwnd above one segment and the ACK within 4 segments of the
+                // highest ACK seen before the loss event.
+                Dialect::Rfc => {
+                    covers_recover
+                        || (self.cc.cwnd() > Window::segments(1)
+                            && self.snd_una.saturating_sub(self.highest_ack_before_loss) <= 4)
+                }
+            },
             Careful::Off => true,
         }
     }
@@ -646,6 +663,7 @@ impl TcpSender {
         self.stats.syns_sent += 1;
         if !retransmit {
             self.syn_timed = Some(now);
+            self.syn_first_sent = Some(now);
         }
         if self.rto_deadline.is_none() {
             self.restart_timer(now);

@@ -1,0 +1,635 @@
+"""``renolab bench``: renolab measured side by side with ns-2.35.
+
+Three cases:
+
+- the reference dumbbell (:func:`reference_scenario`): S_i -(10 Gb/s, 1 ms)- R1 -(1 Gb/s,
+  8 ms)- R2 -(10 Gb/s, 1 ms)- D_i, RTT 20 ms, a DropTail bottleneck of one BDP (1667
+  packets), one unlimited Reno transfer per pair, flow i starting at (i-1) x 10 ms, 30
+  simulated seconds; 1 and 10 flows;
+- the large case (``--large``): the same dumbbell with 100 flows and a 10 Gb/s bottleneck;
+- the lee2001 grid (``--lee2001-grid``): the 72 runs of C x B x {reno, newreno (Hoe), sack}
+  of :mod:`renolab.experiments.lee2001`, as a sweep over every core.
+
+For the dumbbells each repeat runs renolab and then (with ``--against ns2``) ns-2 on
+``benchmarks/dumbbell.tcl``, each in a fresh child process that reports its own peak RSS
+(``VmHWM``), alternating the two so that a change in the machine's load hits both. The
+figure of merit is data packets delivered in order per wall-clock second of the simulation
+run itself (renolab: the call into the engine, scenario parsing included; ns-2: ``$ns run``).
+
+Like for like: renolab runs under ``profile = "ns2"`` (ns-2.35's one-way agents, its
+DropTail limit that counts the packet on the wire, its tick-based RTO), with the settings of
+the ns-2 script written out; both print how many packets they delivered, which must agree.
+
+The renolab child loads only the engine (``renolab._core``), not the package's pandas-based
+layer, so its RSS is the simulator's plus a bare interpreter's, as ns-2's is the simulator's
+plus a Tcl interpreter's. What the Python layer costs in time is measured separately, in
+this process: ``Scenario.run()`` against the core's own timing of its event loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from renolab import _core
+from renolab._core import SimulationError
+from renolab.scenario import Scenario
+
+#: Payload and header bytes of a data segment (1500 bytes on the wire).
+MSS_BYTES = 1460
+HEADER_BYTES = 40
+WIRE_BYTES = MSS_BYTES + HEADER_BYTES
+#: Round-trip propagation delay of the dumbbell, seconds (2 x (1 + 8 + 1) ms).
+RTT_S = 0.020
+#: The reference bottleneck, bit/s.
+REFERENCE_RATE_BPS = 1_000_000_000
+#: The reference run length.
+REFERENCE_DURATION = "30s"
+#: The large case.
+LARGE_FLOWS = 100
+LARGE_RATE_BPS = 10_000_000_000
+LARGE_DURATION = "10s"
+#: Access links run this many times faster than the bottleneck.
+ACCESS_SPEEDUP = 10
+#: Queue of the access links: never the bottleneck.
+ACCESS_QUEUE_PACKETS = 100_000
+#: Delivered-packet counts of the two simulators must agree this closely (fraction).
+AGREEMENT = 0.02
+
+_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ns|us|ms|s|min)?\s*$")
+_UNIT_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
+
+
+# -- the scenario -------------------------------------------------------------
+
+
+def bdp_packets(bottleneck_bps: int) -> int:
+    """One bandwidth-delay product of the dumbbell in 1500-byte packets, rounded up."""
+    return -(-bottleneck_bps * 20 // (1000 * 8 * WIRE_BYTES))
+
+
+def reference_scenario(
+    flows: int = 1,
+    bottleneck_bps: int = REFERENCE_RATE_BPS,
+    duration: str = REFERENCE_DURATION,
+    *,
+    buffer_packets: int | None = None,
+    seed: int = 1,
+) -> Scenario:
+    """The benchmark dumbbell with *flows* Reno flows, as ``benchmarks/dumbbell.tcl`` builds it.
+
+    Access links run at ten times the bottleneck rate with 100000-packet queues; the
+    bottleneck buffer defaults to one BDP (1667 packets at 1 Gb/s). Every flow is an
+    unlimited Reno transfer of 1460-byte segments plus 40 bytes of header, without delayed
+    ACKs, under the ``ns2`` profile with the timer settings of ``reference_dumbbell.toml``
+    written out (initial window 2, initial RTO 3 s, minimum RTO 200 ms, 10 ms clock,
+    receiver window 100000 segments). Flow i starts at (i-1) x 10 ms.
+    """
+    if flows < 1:
+        raise ValueError(f"flows must be at least 1, not {flows}")
+    buffer = bdp_packets(bottleneck_bps) if buffer_packets is None else buffer_packets
+    access: dict[str, Any] = {
+        "rate": f"{bottleneck_bps * ACCESS_SPEEDUP}bps",
+        "delay": "1ms",
+        "queue": {"kind": "droptail", "limit": ACCESS_QUEUE_PACKETS},
+    }
+    bottleneck = {
+        "name": "bottleneck",
+        "from": "r1",
+        "to": "r2",
+        "rate": f"{bottleneck_bps}bps",
+        "delay": "8ms",
+        "queue": {"kind": "droptail", "limit": buffer},
+    }
+    access_links: list[dict[str, Any]] = []
+    egress_links: list[dict[str, Any]] = []
+    flow_specs: list[dict[str, Any]] = []
+    for i in range(1, flows + 1):
+        suffix = "" if flows == 1 else str(i)
+        access_links.append({"name": f"access{suffix}", "from": f"s{i}", "to": "r1", **access})
+        egress_links.append({"name": f"egress{suffix}", "from": "r2", "to": f"d{i}", **access})
+        flow_specs.append(
+            {
+                "name": f"f{i}",
+                "kind": "tcp",
+                "variant": "reno",
+                "src": f"s{i}",
+                "dst": f"d{i}",
+                "start": f"{(i - 1) * 10}ms",
+                "mss": MSS_BYTES,
+                "header_bytes": HEADER_BYTES,
+                "receiver": {"delayed_ack": False},
+                "options": {
+                    "window": 100_000,
+                    "initial_window": 2,
+                    "initial_rto": "3s",
+                    "min_rto": "200ms",
+                    "clock_granularity": "10ms",
+                },
+            }
+        )
+    return Scenario(
+        description=(
+            f"renolab bench dumbbell: {flows} Reno flow{'s' * (flows != 1)}, "
+            f"{bottleneck_bps / 1e9:g} Gb/s bottleneck, {buffer}-packet DropTail, RTT 20 ms"
+        ),
+        simulation={"seed": seed, "profile": "ns2", "duration": duration},
+        link=[*access_links, bottleneck, *egress_links],
+        flow=flow_specs,
+    )
+
+
+def parse_duration(text: str) -> float:
+    """``"30s"``, ``"500ms"``, ``"1.5min"`` or a bare number of seconds, in seconds."""
+    match = _DURATION.match(text)
+    if not match:
+        raise ValueError(f"{text!r} is not a duration; use e.g. 30s or 500ms")
+    seconds = float(match.group(1)) * _UNIT_S[match.group(2) or "s"]
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise ValueError(f"{text!r}: the duration must be positive")
+    return seconds
+
+
+def _duration_text(seconds: float) -> str:
+    return f"{seconds:.9g}s"
+
+
+# -- measuring one run in a child process ---------------------------------------
+
+
+@dataclass
+class Run:
+    """One simulation run in a child process."""
+
+    run_wall_s: float  #: wall time of the simulation run itself
+    process_wall_s: float  #: wall time of the whole child process
+    peak_rss_bytes: Optional[int]  #: the child's peak resident set size (None: unknown)
+    delivered: int  #: data packets delivered in order
+    events: Optional[int] = None  #: events processed (renolab only)
+
+    @property
+    def delivered_per_s(self) -> float:
+        return self.delivered / self.run_wall_s
+
+    @property
+    def events_per_s(self) -> Optional[float]:
+        return None if self.events is None else self.events / self.run_wall_s
+
+
+def _run_measured(argv: Sequence[str], stdin_text: str, what: str) -> tuple[str, float]:
+    """Runs *argv* feeding it *stdin_text*; returns (stdout, wall seconds of the process)."""
+    start = time.perf_counter()
+    proc = subprocess.run(list(argv), input=stdin_text, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        detail = " ".join(proc.stderr.strip().splitlines()[-3:]) or f"exit status {proc.returncode}"
+        raise SimulationError(f"{what} failed: {detail}")
+    return proc.stdout, wall
+
+
+#: The renolab child: loads the engine alone (not the package, which imports pandas),
+#: reads the scenario as JSON on stdin, runs it and prints what it measured, its peak RSS
+#: included. The peak RSS is read by each child itself (VmHWM in /proc/self/status, in kB):
+#: getrusage() and wait4() report a ru_maxrss that survives exec(), so a child forked from
+#: this (large) Python process would show this process's RSS.
+_RENOLAB_CHILD = """\
+import importlib.util, json, sys, time
+def vmhwm():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+spec = importlib.util.spec_from_file_location("renolab._core", sys.argv[1])
+core = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(core)
+scenario = sys.stdin.read()
+start = time.perf_counter()
+out = core.run(scenario)
+wall = time.perf_counter() - start
+s = out["summary"]
+print(json.dumps({"wall_s": wall, "events": s["events"], "delivered": s["packets_delivered"], "rss": vmhwm()}))
+"""
+
+
+def run_renolab(scenario: Scenario) -> Run:
+    """Runs *scenario* in a child Python process that loads only the engine."""
+    core_path = getattr(_core, "__file__", None)
+    if not core_path:  # pragma: no cover - a built-in module
+        raise SimulationError("renolab._core has no file to load in a child process")
+    argv = [sys.executable, "-c", _RENOLAB_CHILD, core_path]
+    out, wall = _run_measured(argv, scenario.to_json(), "renolab")
+    data = json.loads(out.strip().splitlines()[-1])
+    return Run(
+        run_wall_s=data["wall_s"],
+        process_wall_s=wall,
+        peak_rss_bytes=data["rss"],
+        delivered=int(data["delivered"]),
+        events=int(data["events"]),
+    )
+
+
+def ns2_executable() -> Optional[str]:
+    """Path of ns-2's ``ns``, or None when it is not installed."""
+    return shutil.which("ns")
+
+
+def default_ns2_script() -> Path:
+    """``benchmarks/dumbbell.tcl`` of the source tree (or of the current directory)."""
+    candidates = [
+        Path(__file__).resolve().parents[2] / "benchmarks" / "dumbbell.tcl",
+        Path.cwd() / "benchmarks" / "dumbbell.tcl",
+    ]
+    for path in candidates:
+        if path.is_file():
+            return path
+    return candidates[-1]
+
+
+def run_ns2(flows: int, bottleneck_bps: int, duration_s: float, buffer_packets: int, script: Path) -> Run:
+    """Runs ns-2 on the dumbbell script; its ``result`` line gives delivered packets and run time."""
+    ns = ns2_executable()
+    if ns is None:
+        raise SimulationError("ns-2 is not installed (no `ns` on PATH)")
+    argv = [ns, str(script), str(flows), str(bottleneck_bps), f"{duration_s:.9g}", str(buffer_packets)]
+    out, wall = _run_measured(argv, "", "ns-2")
+    lines = [line.split() for line in out.splitlines() if line.startswith("result ")]
+    if not lines or len(lines[-1]) != 7:
+        raise SimulationError(f"ns-2 printed no result line (got {out.strip()[-200:]!r})")
+    fields = lines[-1]
+    return Run(
+        run_wall_s=float(fields[5]),
+        process_wall_s=wall,
+        peak_rss_bytes=int(fields[6]) * 1024 if fields[6].isdigit() else None,
+        delivered=int(fields[4]),
+    )
+
+
+def python_overhead(scenario: Scenario) -> tuple[float, float]:
+    """Runs *scenario* through ``Scenario.run()`` here; returns (its wall time, the core's
+    own wall time of the event loop) in seconds."""
+    start = time.perf_counter()
+    result = scenario.run()
+    wall = time.perf_counter() - start
+    return wall, float(result.summary["core_wall_time_s"])
+
+
+# -- the dumbbell cases -----------------------------------------------------------
+
+
+@dataclass
+class Case:
+    """A dumbbell case and what was measured on it."""
+
+    title: str
+    flows: int
+    bottleneck_bps: int
+    duration_s: float
+    buffer_packets: int
+    renolab: list[Run] = field(default_factory=list)
+    ns2: list[Run] = field(default_factory=list)
+    python: list[tuple[float, float]] = field(default_factory=list)
+    ns2_note: Optional[str] = None
+
+    def scenario(self) -> Scenario:
+        return reference_scenario(
+            self.flows,
+            self.bottleneck_bps,
+            _duration_text(self.duration_s),
+            buffer_packets=self.buffer_packets,
+        )
+
+
+def run_case(
+    case: Case,
+    repeat: int,
+    *,
+    against_ns2: bool,
+    ns2_script: Optional[Path],
+    measure_python: bool = True,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> Case:
+    """Measures *case* *repeat* times, renolab and ns-2 alternating."""
+    scenario = case.scenario()
+    for k in range(repeat):
+        progress(f"{case.title}: renolab run {k + 1}/{repeat}")
+        case.renolab.append(run_renolab(scenario))
+        if against_ns2 and ns2_script is not None:
+            progress(f"{case.title}: ns-2 run {k + 1}/{repeat}")
+            case.ns2.append(run_ns2(case.flows, case.bottleneck_bps, case.duration_s, case.buffer_packets, ns2_script))
+        if measure_python:
+            progress(f"{case.title}: Scenario.run() {k + 1}/{repeat}")
+            case.python.append(python_overhead(scenario))
+    return case
+
+
+def _spread(values: Sequence[float]) -> tuple[float, float, float]:
+    return min(values), statistics.median(values), max(values)
+
+
+def _si(value: float) -> str:
+    for scale, suffix in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def _ranged(values: Sequence[float], fmt: Callable[[float], str]) -> str:
+    lo, mid, hi = _spread(values)
+    if len(values) == 1:
+        return fmt(mid)
+    return f"{fmt(mid)} [{fmt(lo)}-{fmt(hi)}]"
+
+
+def _peak_rss(runs: Sequence[Run]) -> str:
+    known = [r.peak_rss_bytes for r in runs if r.peak_rss_bytes is not None]
+    return f"{max(known) / 1e6:.1f}" if known else "n/a"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return [line(headers), *(line(r) for r in rows)]
+
+
+def format_case(case: Case) -> str:
+    """The report of one dumbbell case: one row per simulator, then the ratios."""
+    n = len(case.renolab)
+    lines = [
+        f"{case.title}: {case.flows} Reno flow{'s' * (case.flows != 1)}, "
+        f"{case.bottleneck_bps / 1e9:g} Gb/s bottleneck ({case.buffer_packets}-packet DropTail), RTT 20 ms, "
+        f"{case.duration_s:g} s simulated; {n} repeat{'s' * (n != 1)}, median [min-max]"
+    ]
+    headers = [
+        "simulator",
+        "run wall s",
+        "process wall s",
+        "peak RSS MB",
+        "events/s",
+        "delivered pkts",
+        "delivered pkts/s",
+    ]
+    rows = []
+    for name, runs in (("renolab", case.renolab), ("ns-2", case.ns2)):
+        if not runs:
+            continue
+        events = [r.events_per_s for r in runs if r.events_per_s is not None]
+        rows.append(
+            [
+                name,
+                _ranged([r.run_wall_s for r in runs], lambda v: f"{v:.3f}"),
+                f"{statistics.median(r.process_wall_s for r in runs):.3f}",
+                _peak_rss(runs),
+                _si(statistics.median(events)) if events else "n/a",
+                f"{runs[-1].delivered:,}",
+                _ranged([r.delivered_per_s for r in runs], _si),
+            ]
+        )
+    lines += ["  " + line for line in _table(headers, rows)]
+    if case.ns2:
+        ratios = [a.delivered_per_s / b.delivered_per_s for a, b in zip(case.renolab, case.ns2)]
+        lo, mid, hi = _spread(ratios)
+        lines.append(
+            f"  ratio renolab/ns-2 (delivered pkts/s): min {lo:.2f}, median {mid:.2f}, max {hi:.2f} "
+            f"over {len(ratios)} paired run{'s' * (len(ratios) != 1)}"
+        )
+        ours, theirs = case.renolab[-1].delivered, case.ns2[-1].delivered
+        diff = (ours - theirs) / theirs if theirs else math.inf
+        verdict = "agree" if abs(diff) <= AGREEMENT else f"DIFFER by more than {AGREEMENT:.0%}"
+        lines.append(
+            f"  delivered packets {verdict}: renolab {ours:,}, ns-2 {theirs:,} ({diff:+.2%})"
+        )
+    elif case.ns2_note:
+        lines.append(f"  ns-2: {case.ns2_note}")
+    if case.python:
+        overheads = [(wall - core) / core for wall, core in case.python]
+        lo, mid, hi = _spread(overheads)
+        wall = statistics.median(w for w, _ in case.python)
+        core = statistics.median(c for _, c in case.python)
+        lines.append(
+            f"  Python overhead: Scenario.run() {wall:.3f} s vs the core's event loop {core:.3f} s: "
+            f"median {mid:+.1%} (min {lo:+.1%}, max {hi:+.1%})"
+        )
+    return "\n".join(lines)
+
+
+# -- the lee2001 grid -------------------------------------------------------------
+
+
+GRID_VARIANTS = ("reno", "newreno", "sack")
+
+
+def lee2001_grid_points() -> list[tuple[int, int, str]]:
+    """The 72 points (capacity Mb/s, buffer packets, variant) of C x B x {reno, newreno, sack}."""
+    from renolab.experiments import lee2001
+
+    return [
+        (c, lee2001.buffer_packets(c, fraction), variant)
+        for c in lee2001.CAPACITIES_MBPS
+        for fraction in lee2001.BUFFER_FRACTIONS
+        for variant in GRID_VARIANTS
+    ]
+
+
+def _grid_point(point: tuple[int, int, str]) -> tuple[int, int, str, Optional[float], int, float]:
+    """One grid run (in a worker): (C, B, variant, completion s, events, wall s)."""
+    from renolab.experiments import lee2001
+
+    capacity, buffer, variant = point
+    start = time.perf_counter()
+    result = lee2001.scenario(capacity, buffer, variant).run()
+    wall = time.perf_counter() - start
+    completion = result.flows["completion_time_s"].iloc[0]
+    done = None if completion is None or math.isnan(completion) else float(completion)
+    return capacity, buffer, variant, done, int(result.summary["events"]), wall
+
+
+@dataclass
+class GridRun:
+    """One sweep over the grid."""
+
+    wall_s: float
+    workers: int
+    points: list[tuple[int, int, str, Optional[float], int, float]]
+
+
+def run_lee2001_grid(
+    jobs: Optional[int] = None, points: Optional[Sequence[tuple[int, int, str]]] = None
+) -> GridRun:
+    """Runs the lee2001 grid (or *points*) on *jobs* worker processes (default: every core).
+
+    The wall time covers the whole sweep, starting the workers included.
+    """
+    todo = list(lee2001_grid_points() if points is None else points)
+    workers = jobs or os.cpu_count() or 1
+    start = time.perf_counter()
+    with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+        done = list(pool.map(_grid_point, todo))
+    return GridRun(wall_s=time.perf_counter() - start, workers=workers, points=done)
+
+
+def format_grid(runs: Sequence[GridRun]) -> str:
+    n = len(runs)
+    first = runs[0]
+    finished = sum(1 for p in first.points if p[3] is not None)
+    events = sum(p[4] for p in first.points)
+    cpu = statistics.median(sum(p[5] for p in r.points) for r in runs)
+    lo, mid, hi = _spread([r.wall_s for r in runs])
+    return "\n".join(
+        [
+            f"lee2001 grid: {len(first.points)} runs (C x B x {{{', '.join(GRID_VARIANTS)}}}, 8 MiB each) "
+            f"on {first.workers} worker process{'es' * (first.workers != 1)}; {n} repeat{'s' * (n != 1)}",
+            f"  wall time: min {lo:.2f} s, median {mid:.2f} s, max {hi:.2f} s",
+            f"  sum of the runs' own times: {cpu:.2f} s; {events:,} events; "
+            f"{finished}/{len(first.points)} transfers finished",
+        ]
+    )
+
+
+# -- command line -----------------------------------------------------------------
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
+    return value
+
+
+def _duration_arg(text: str) -> float:
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _against(text: str) -> str:
+    if text != "ns2":
+        raise argparse.ArgumentTypeError(f"{text!r}: the only peer is ns2")
+    return text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``renolab bench``."""
+    parser.description = (
+        "Measure renolab on the reference dumbbell (1 and 10 Reno flows over 1 Gb/s, 30 simulated "
+        "seconds), optionally side by side with ns-2.35 on the same scenario. Figure of merit: data "
+        "packets delivered in order per wall-clock second of the run. Each run is a fresh child "
+        "process; the report gives the median and [min-max] over the repeats."
+    )
+    parser.add_argument(
+        "--against", type=_against, metavar="ns2", help="also run ns-2.35 (`ns`) on the same scenario, alternating"
+    )
+    parser.add_argument(
+        "--flows",
+        type=_positive_int,
+        action="append",
+        metavar="N",
+        help="reference dumbbell with N flows (repeatable; default: 1 and 10 unless --large or --lee2001-grid)",
+    )
+    parser.add_argument("--repeat", type=_positive_int, default=3, metavar="K", help="runs per case (default 3)")
+    parser.add_argument(
+        "--duration",
+        type=_duration_arg,
+        metavar="TIME",
+        help=f"simulated time of the dumbbell cases, e.g. 1s (default {REFERENCE_DURATION}; "
+        f"{LARGE_DURATION} for --large)",
+    )
+    parser.add_argument(
+        "--large",
+        action="store_true",
+        help=f"{LARGE_FLOWS} flows over a {LARGE_RATE_BPS / 1e9:g} Gb/s bottleneck",
+    )
+    parser.add_argument(
+        "--lee2001-grid",
+        action="store_true",
+        help="the 72 runs of lee2001's grid as a sweep over every core (wall time)",
+    )
+    parser.add_argument("--jobs", type=_positive_int, metavar="N", help="worker processes for the grid (default: cores)")
+    parser.add_argument(
+        "--ns2-script",
+        metavar="FILE",
+        help="the ns-2 side (default: benchmarks/dumbbell.tcl of the source tree)",
+    )
+
+
+def _cases(args: argparse.Namespace) -> Iterator[Case]:
+    flows = args.flows or ([] if (args.large or args.lee2001_grid) else [1, 10])
+    for n in flows:
+        seconds = args.duration or parse_duration(REFERENCE_DURATION)
+        yield Case(
+            "reference dumbbell", n, REFERENCE_RATE_BPS, seconds, bdp_packets(REFERENCE_RATE_BPS)
+        )
+    if args.large:
+        seconds = args.duration or parse_duration(LARGE_DURATION)
+        yield Case("large dumbbell", LARGE_FLOWS, LARGE_RATE_BPS, seconds, bdp_packets(LARGE_RATE_BPS))
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "CPU"
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """``renolab bench``: runs the selected cases and prints one report per case."""
+    against_ns2 = args.against == "ns2"
+    script: Optional[Path] = None
+    note: Optional[str] = None
+    if against_ns2:
+        script = Path(args.ns2_script) if args.ns2_script else default_ns2_script()
+        if not script.is_file():
+            raise FileNotFoundError(2, "ns-2 script not found (run from the source tree or pass --ns2-script)", str(script))
+        if ns2_executable() is None:
+            note = "skipped: ns-2 is not installed (no `ns` on PATH)"
+            script = None
+    else:
+        note = "not run (pass --against ns2)"
+
+    def progress(message: str) -> None:
+        if sys.stderr.isatty():
+            print(f"... {message}", file=sys.stderr, flush=True)
+
+    print(
+        f"renolab bench: renolab {_core.__version__}, Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} x {_cpu_model()}{'' if script is None else f'; ns-2: {ns2_executable()}'}",
+        flush=True,
+    )
+    for case in _cases(args):
+        case.ns2_note = note
+        run_case(case, args.repeat, against_ns2=script is not None, ns2_script=script, progress=progress)
+        print("\n" + format_case(case), flush=True)
+    if args.lee2001_grid:
+        runs = []
+        for k in range(args.repeat):
+            progress(f"lee2001 grid {k + 1}/{args.repeat}")
+            runs.append(run_lee2001_grid(args.jobs))
+        print("\n" + format_grid(runs), flush=True)
+    return 0

@@ -1,0 +1,371 @@
+"""Figures of a run: cwnd, time-sequence graph, throughput, queue length and a summary page.
+
+Every function takes a :class:`renolab.Result` -- fresh from a run, or read back from a run
+directory with :meth:`renolab.Result.load` -- and returns a :class:`matplotlib.figure.Figure`
+(no pyplot state, so they work headless and in notebooks alike)::
+
+    fig = result.plot.cwnd()            # or renolab.plot.cwnd(result)
+    fig.savefig("cwnd.svg")
+
+``renolab plot DIR [--kind cwnd,seq,throughput,queue,summary] [--format png,svg]`` writes
+them from the saved files of a run directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from renolab.results import Result
+
+#: The figures, in the order ``renolab plot`` writes them.
+KINDS = ("cwnd", "seq", "throughput", "queue", "summary")
+#: The trace each figure needs.
+NEEDS = {"cwnd": "cwnd", "seq": "seq", "throughput": "seq", "queue": "queue"}
+#: Image formats :func:`save_figures` writes.
+IMAGE_FORMATS = ("png", "svg", "pdf")
+
+_UNBOUNDED = 1e9  # ssthresh at or above this is "infinite" (4294967295 in the traces)
+_RASTER_POINTS = 50_000  # series longer than this are rasterised inside vector files
+
+
+def _new_figure(width: float = 8.0, height: float = 4.5) -> Figure:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _target(ax: Axes | None, width: float = 8.0, height: float = 4.5) -> tuple[Figure, Axes]:
+    if ax is not None:
+        return ax.figure, ax  # type: ignore[return-value]
+    fig = _new_figure(width, height)
+    return fig, fig.add_subplot()
+
+
+def _flows(frame: pd.DataFrame, flows: Sequence[str] | str | None) -> list[str]:
+    present = [str(f) for f in pd.unique(frame["flow"].dropna().astype(str))]
+    if flows is None:
+        return present
+    wanted = [flows] if isinstance(flows, str) else [str(f) for f in flows]
+    return [f for f in wanted if f in present]
+
+
+def _end_time(run: Result, frame: pd.DataFrame) -> float:
+    sim = run.summary.get("sim_time_s")
+    last = float(frame["time_s"].max()) if len(frame) else 0.0
+    return max(float(sim), last) if isinstance(sim, (int, float)) else last
+
+
+def _missing(ax: Axes, trace: str, title: str) -> None:
+    ax.set_title(title)
+    ax.text(
+        0.5,
+        0.5,
+        f"trace '{trace}' not recorded\n(renolab run ... --trace {trace})",
+        ha="center",
+        va="center",
+        transform=ax.transAxes,
+        color="0.4",
+    )
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def cwnd(run: Result, *, flows: Sequence[str] | str | None = None, ssthresh: bool = True, ax: Axes | None = None) -> Figure:
+    """Congestion window (solid) and slow-start threshold (dashed) vs time, per flow, in
+    segments; an unbounded ssthresh is not drawn."""
+    fig, ax = _target(ax)
+    frame = run.trace("cwnd")
+    end = _end_time(run, frame)
+    for i, flow in enumerate(_flows(frame, flows)):
+        part = frame[frame["flow"].astype(str) == flow]
+        t = np.append(part["time_s"].to_numpy(dtype=np.float64), end)
+        colour = f"C{i % 10}"
+        w = part["cwnd"].to_numpy(dtype=np.float64)
+        ax.step(t, np.append(w, w[-1:]), where="post", color=colour, lw=1.2, label=f"{flow} cwnd",
+                rasterized=len(t) > _RASTER_POINTS)
+        if ssthresh:
+            s = part["ssthresh"].to_numpy(dtype=np.float64)
+            s = np.where(s >= _UNBOUNDED, np.nan, s)
+            if not np.all(np.isnan(s)):
+                ax.step(t, np.append(s, s[-1:]), where="post", color=colour, lw=1.0, ls="--",
+                        label=f"{flow} ssthresh", rasterized=len(t) > _RASTER_POINTS)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("window (segments)")
+    ax.set_title("Congestion window")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize="small")
+    return fig
+
+
+def seq(run: Result, *, flow: str | None = None, ax: Axes | None = None) -> Figure:
+    """Time-sequence graph of one flow (default: the first), tcptrace style: segments sent
+    (dots), retransmissions (red circles), the cumulative ACK (green step line), data
+    segments dropped (black crosses) and ACKs dropped (grey pluses)."""
+    fig, ax = _target(ax)
+    frame = run.trace("seq")
+    names = _flows(frame, flow)
+    if not names:
+        ax.set_title("Time-sequence graph")
+        return fig
+    name = names[0]
+    part = frame[frame["flow"].astype(str) == name]
+    event = part["event"].astype(str).to_numpy()
+    t = part["time_s"].to_numpy(dtype=np.float64)
+    s = part["seq"].to_numpy(dtype=np.float64)
+    big = len(part) > _RASTER_POINTS
+
+    def mark(which: str, **style: Any) -> None:
+        m = event == which
+        if m.any():
+            ax.plot(t[m], s[m], ls="none", rasterized=big, **style)
+
+    acked = event == "acked"
+    if acked.any():
+        cum = np.maximum.accumulate(s[acked])
+        ax.step(t[acked], cum, where="post", color="tab:green", lw=1.0, label="cumulative ACK", rasterized=big)
+    mark("sent", marker=".", ms=2.5, color="tab:blue", label="sent")
+    mark("retransmitted", marker="o", ms=5, mfc="none", color="tab:red", label="retransmitted")
+    mark("dropped", marker="x", ms=5, color="black", label="dropped")
+    mark("ack_dropped", marker="+", ms=5, color="0.5", label="ACK dropped")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("sequence number (segments)")
+    ax.set_title(f"Time-sequence graph: {name}")
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper left", fontsize="small", markerscale=1.5)
+    return fig
+
+
+def throughput(
+    run: Result,
+    *,
+    bin_s: float | None = None,
+    flows: Sequence[str] | str | None = None,
+    sent: bool = True,
+    ax: Axes | None = None,
+) -> Figure:
+    """Goodput (solid: bytes newly acknowledged) and sending rate (dotted: every data
+    segment sent, retransmissions included) per flow vs time, in Mb/s, in bins of *bin_s*
+    (default about a hundredth of the run); the bottleneck capacity as a grey line."""
+    fig, ax = _target(ax)
+    series = run.throughput(bin_s)
+    bin_width = float(series["time_s"].diff().dropna().iloc[0]) if series["time_s"].nunique() > 1 else (bin_s or 1.0)
+    for i, flow in enumerate(_flows(series, flows)):
+        part = series[series["flow"].astype(str) == flow]
+        t = np.append(part["time_s"].to_numpy(dtype=np.float64), part["time_s"].iloc[-1] + bin_width)
+        colour = f"C{i % 10}"
+        g = part["goodput_bps"].to_numpy(dtype=np.float64) / 1e6
+        ax.step(t, np.append(g, g[-1:]), where="post", color=colour, lw=1.2, label=f"{flow} goodput")
+        if sent:
+            r = part["sent_bps"].to_numpy(dtype=np.float64) / 1e6
+            ax.step(t, np.append(r, r[-1:]), where="post", color=colour, lw=0.8, ls=":", label=f"{flow} sent")
+    if "bottleneck_bps" in run.flows:
+        capacities = sorted({float(c) for c in run.flows["bottleneck_bps"].dropna()})
+        for c in capacities[:3]:
+            ax.axhline(c / 1e6, color="0.5", lw=0.8, ls="--")
+        if capacities:
+            ax.plot([], [], color="0.5", lw=0.8, ls="--", label="bottleneck capacity")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("throughput (Mb/s)")
+    ax.set_title(f"Throughput ({_seconds(bin_width)} bins)")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize="small")
+    return fig
+
+
+def queue(run: Result, *, links: Sequence[str] | str | None = None, ax: Axes | None = None) -> Figure:
+    """Queue length (packets waiting) vs time per link direction; by default every
+    direction whose queue ever held a packet."""
+    fig, ax = _target(ax)
+    frame = run.trace("queue")
+    present = [str(x) for x in pd.unique(frame["link"].dropna().astype(str))]
+    if links is None:
+        busy = frame.groupby(frame["link"].astype(str))["packets"].max()
+        chosen = [x for x in present if busy.get(x, 0) > 0] or present
+    else:
+        wanted = [links] if isinstance(links, str) else [str(x) for x in links]
+        chosen = [x for x in wanted if x in present]
+    end = _end_time(run, frame)
+    for i, link in enumerate(chosen):
+        part = frame[frame["link"].astype(str) == link]
+        t = np.append(part["time_s"].to_numpy(dtype=np.float64), end)
+        q = part["packets"].to_numpy(dtype=np.float64)
+        ax.step(t, np.append(q, q[-1:]), where="post", color=f"C{i % 10}", lw=1.0, label=link,
+                rasterized=len(t) > _RASTER_POINTS)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queue length (packets)")
+    ax.set_title("Queue length")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize="small")
+    return fig
+
+
+def summary(run: Result) -> Figure:
+    """One page: the run's headline and flow table, then cwnd, time-sequence graph,
+    throughput and queue length (a panel says which trace to record when one is missing)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11.0, 8.5))  # fixed margins: a layout engine costs more than the drawing
+    grid = fig.add_gridspec(3, 2, height_ratios=[0.7, 2, 2], left=0.07, right=0.98, bottom=0.06, top=0.95,
+                            hspace=0.42, wspace=0.2)
+    head = fig.add_subplot(grid[0, :])
+    head.axis("off")
+    s = run.summary
+    title = (
+        f"{len(run.flows)} flow(s), {_fmt(s.get('sim_time_s'), '{:.6g}')} s simulated, "
+        f"{s.get('events', '?')} events, stop: {s.get('stop_reason', '?')}, seed {s.get('seed', '?')}"
+    )
+    head.set_title(title, fontsize="medium", loc="left")
+    rows = []
+    for r in run.flows.head(8).to_dict("records"):
+        rows.append(
+            [
+                str(r.get("flow")),
+                str(r.get("variant")),
+                _fmt(r.get("completion_time_s"), "{:.4g}"),
+                _fmt(_div(r.get("goodput_bps", r.get("throughput_bps")), 1e6), "{:.4g}"),
+                _fmt(r.get("mu"), "{:.3f}"),
+                str(r.get("retransmits", "")),
+                str(r.get("timeouts", "")),
+                str(r.get("data_drops", r.get("drops", ""))),
+            ]
+        )
+    if rows:
+        table = head.table(
+            cellText=rows,
+            colLabels=["flow", "variant", "t_c (s)", "goodput (Mb/s)", "mu", "retx", "timeouts", "drops"],
+            loc="center",
+            cellLoc="center",
+        )
+        table.auto_set_font_size(False)
+        table.set_fontsize(8)
+    panels = [("cwnd", cwnd, "Congestion window"), ("seq", seq, "Time-sequence graph"),
+              ("throughput", throughput, "Throughput"), ("queue", queue, "Queue length")]
+    for i, (kind, draw, label) in enumerate(panels):
+        ax = fig.add_subplot(grid[1 + i // 2, i % 2])
+        if run.has_trace(NEEDS[kind]):
+            draw(run, ax=ax)
+        else:
+            _missing(ax, NEEDS[kind], label)
+    return fig
+
+
+def available_kinds(run: Result) -> list[str]:
+    """The figures the recorded traces allow (the summary always)."""
+    return [k for k in KINDS if k == "summary" or run.has_trace(NEEDS[k])]
+
+
+def save_figures(
+    run: Result, out_dir: Any, *, kinds: Sequence[str] | None = None, formats: Sequence[str] = ("png",), dpi: int = 120
+) -> list[Path]:
+    """Write ``<kind>.<format>`` for every figure in *kinds* (default
+    :func:`available_kinds`) and format into *out_dir*; returns the paths."""
+    import matplotlib
+
+    chosen = available_kinds(run) if kinds is None else list(kinds)
+    for kind in chosen:
+        if kind not in KINDS:
+            raise ValueError(f"unknown figure {kind!r}; allowed: {', '.join(KINDS)}")
+        if kind != "summary" and not run.has_trace(NEEDS[kind]):
+            raise ValueError(f"figure {kind!r} needs the {NEEDS[kind]!r} trace (renolab run ... --trace {NEEDS[kind]})")
+    for fmt in formats:
+        if fmt not in IMAGE_FORMATS:
+            raise ValueError(f"unknown image format {fmt!r}; allowed: {', '.join(IMAGE_FORMATS)}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    draw = {"cwnd": cwnd, "seq": seq, "throughput": throughput, "queue": queue, "summary": summary}
+    written = []
+    with matplotlib.rc_context({"svg.hashsalt": "renolab", "svg.fonttype": "none"}):
+        for kind in chosen:
+            fig = draw[kind](run)
+            for fmt in formats:
+                path = out / f"{kind}.{fmt}"
+                metadata = {"Date": None} if fmt in ("svg", "pdf") else {"Software": None}
+                fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata)
+                written.append(path)
+    return written
+
+
+# ----- command line -----------------------------------------------------------------------------
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``renolab plot``."""
+    parser.add_argument("run_dir", metavar="DIR", help="a run directory (written by renolab run)")
+    parser.add_argument(
+        "--kind",
+        metavar="KIND[,KIND...]",
+        type=_names,
+        action="append",
+        help=f"figures to draw: {', '.join(KINDS)} (default: every one the recorded traces allow)",
+    )
+    parser.add_argument(
+        "--format",
+        metavar="FMT[,FMT...]",
+        type=_names,
+        default=None,
+        help="image formats: png, svg, pdf (default png)",
+    )
+    parser.add_argument("--out", metavar="PLOT_DIR", help="where to write the figures (default DIR/plots)")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """``renolab plot``: draw the figures of a run directory."""
+    from renolab.results import Result
+
+    run = Result.load(args.run_dir)
+    kinds = [k for group in args.kind for k in group] if args.kind else None
+    formats = args.format or ["png"]
+    out = Path(args.out) if args.out else Path(args.run_dir) / "plots"
+    try:
+        written = save_figures(run, out, kinds=kinds, formats=formats)
+    except ValueError as exc:
+        from renolab._core import ScenarioError
+
+        raise ScenarioError(str(exc)) from None
+    print(f"wrote {', '.join(p.name for p in written)} to {out}")
+    return 0
+
+
+# ----- helpers ----------------------------------------------------------------------------------
+
+
+def _div(value: Any, by: float) -> Any:
+    return value / by if isinstance(value, (int, float)) else value
+
+
+def _fmt(value: Any, fmt: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    try:
+        return fmt.format(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _seconds(value: float) -> str:
+    return f"{value * 1e3:g} ms" if value < 1 else f"{value:g} s"

@@ -1,0 +1,179 @@
+"""`renolab bench`: the reference scenario, the report's rows, the ns-2 side, the grid sweep.
+
+Tiny configurations only (1 simulated second); no timing assertions.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from renolab import bench
+from renolab.cli import main
+from renolab.scenario import Scenario
+
+REPO = Path(__file__).resolve().parents[2]
+NS2_SCRIPT = REPO / "benchmarks" / "dumbbell.tcl"
+needs_ns2 = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 is not installed (no `ns` on PATH)")
+
+
+def _rows(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines()]
+
+
+def _sim_row(text: str, name: str) -> str:
+    """The table row of simulator *name* (its name, then the run wall time)."""
+    matches = [line for line in _rows(text) if re.match(rf"{re.escape(name)}\s+\d", line)]
+    assert matches, f"no row for {name!r} in:\n{text}"
+    return matches[0]
+
+
+def _row(text: str, start: str) -> str:
+    matches = [line for line in _rows(text) if line.startswith(start)]
+    assert matches, f"no row starting with {start!r} in:\n{text}"
+    return matches[0]
+
+
+def test_the_bdp_buffer_is_1667_packets_at_1_gbps():
+    assert bench.bdp_packets(1_000_000_000) == 1667
+    assert bench.bdp_packets(10_000_000_000) == 16667
+
+
+def test_the_one_flow_scenario_has_the_settings_of_reference_dumbbell_toml():
+    ours = bench.reference_scenario(1).validate()
+    reference = Scenario.from_toml(REPO / "benchmarks" / "reference_dumbbell.toml").validate()
+    ours_flow, ref_flow = ours["flow"][0], reference["flow"][0]
+    for key in ("variant", "mss", "header_bytes", "start", "bytes"):
+        assert ours_flow.get(key) == ref_flow.get(key), key
+    assert ours_flow["receiver"]["delayed_ack"] is False
+    for key in ("window", "initial_window", "initial_rto", "min_rto", "clock_granularity"):
+        assert ours_flow["options"][key] == ref_flow["options"][key], key
+    links = {link["name"]: link for link in ours["link"]}
+    ref_links = {link["name"]: link for link in reference["link"]}
+    assert set(links) == set(ref_links) == {"access", "bottleneck", "egress"}
+    for name in links:
+        for key in ("from", "to", "rate", "delay"):
+            assert links[name][key] == ref_links[name][key], (name, key)
+    assert links["bottleneck"]["queue"]["kind"] == "droptail"
+    assert links["bottleneck"]["queue"]["limit"] == 1667
+    assert ours["simulation"]["duration"] == reference["simulation"]["duration"]
+    # Like for like with ns-2: its one-way agents' semantics.
+    assert ours["simulation"]["profile"] == "ns2"
+
+
+def test_flows_start_ten_milliseconds_apart_on_their_own_access_links():
+    scenario = bench.reference_scenario(3, duration="1s").to_dict()
+    assert [f["src"] for f in scenario["flow"]] == ["s1", "s2", "s3"]
+    assert [f["start"] for f in scenario["flow"]] == ["0ms", "10ms", "20ms"]
+    assert [link["name"] for link in scenario["link"]] == [
+        "access1", "access2", "access3", "bottleneck", "egress1", "egress2", "egress3"
+    ]
+    bench.reference_scenario(3, duration="1s").validate()
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"), [("30s", 30.0), ("500ms", 0.5), ("1.5min", 90.0), ("2", 2.0), ("250us", 250e-6)]
+)
+def test_durations_parse(text, seconds):
+    assert bench.parse_duration(text) == pytest.approx(seconds)
+
+
+def test_renolab_alone_prints_its_row_and_the_python_overhead(capsys):
+    code = main(["bench", "--flows", "1", "--duration", "1s", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "reference dumbbell: 1 Reno flow, 1 Gb/s bottleneck (1667-packet DropTail)" in out
+    header = _row(out, "simulator")
+    for column in ("run wall s", "process wall s", "peak RSS MB", "events/s", "delivered pkts", "delivered pkts/s"):
+        assert column in header
+    row = _sim_row(out, "renolab")
+    assert "n/a" not in row, "renolab reports its events/s and RSS"
+    delivered = re.search(r" (\d{1,3}(?:,\d{3})+) ", row)
+    assert delivered and int(delivered.group(1).replace(",", "")) > 10_000, row
+    assert _row(out, "Python overhead: Scenario.run()")
+    assert _row(out, "ns-2: not run")
+
+
+@needs_ns2
+def test_against_ns2_prints_both_rows_the_ratio_and_agreeing_packet_counts(capsys):
+    code = main(["bench", "--against", "ns2", "--flows", "1", "--flows", "2", "--duration", "1s", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.count("reference dumbbell:") == 2
+    assert "2 Reno flows" in out
+    ns2 = _sim_row(out, "ns-2").split()
+    assert "n/a" in ns2, "ns-2 has no event counter"
+    assert _row(out, "ratio renolab/ns-2 (delivered pkts/s): min ")
+    agree = [line for line in _rows(out) if line.startswith("delivered packets")]
+    assert len(agree) == 2
+    assert all(line.startswith("delivered packets agree: renolab ") for line in agree), agree
+
+
+@needs_ns2
+def test_the_ns2_script_delivers_what_renolab_delivers():
+    ns2 = bench.run_ns2(2, 1_000_000_000, 1.0, 1667, NS2_SCRIPT)
+    ours = bench.run_renolab(bench.reference_scenario(2, duration="1s"))
+    assert ns2.events is None and ours.events and ours.events > 0
+    assert ns2.delivered > 10_000
+    assert abs(ours.delivered - ns2.delivered) <= 0.02 * ns2.delivered
+    assert ours.peak_rss_bytes is None or ours.peak_rss_bytes > 0
+
+
+def test_the_ns2_script_has_tracing_off():
+    text = NS2_SCRIPT.read_text()
+    for tracing in ("trace-all", "namtrace-all", "trace-queue", "monitor-queue"):
+        assert tracing not in text
+
+
+def test_without_ns2_the_report_says_why(monkeypatch, capsys):
+    monkeypatch.setattr(bench, "ns2_executable", lambda: None)
+    code = main(["bench", "--against", "ns2", "--flows", "1", "--duration", "0.5s", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert _row(out, "ns-2: skipped: ns-2 is not installed")
+    assert not any(line.startswith("ratio") for line in _rows(out))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--repeat", "0"],
+        ["--flows", "zero"],
+        ["--duration", "1 parsec"],
+        ["--against", "ns3"],
+        ["--against", "ns2", "--ns2-script", "/nonexistent/dumbbell.tcl"],
+    ],
+)
+def test_bad_options_give_one_error_line_and_exit_2(argv, capsys):
+    code = main(["bench", *argv])
+    err = capsys.readouterr().err
+    assert code == 2
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("renolab: error: "), err
+
+
+def test_the_lee2001_grid_has_72_points_and_sweeps_on_worker_processes():
+    points = bench.lee2001_grid_points()
+    assert len(points) == 72 == len(set(points))
+    assert {variant for _, _, variant in points} == {"reno", "newreno", "sack"}
+    subset = [p for p in points if p[0] == 1 and p[1] == 5]
+    assert len(subset) == 3
+    run = bench.run_lee2001_grid(jobs=2, points=subset)
+    assert run.workers == 2 and len(run.points) == 3
+    assert all(completion is not None and completion > 0 for _, _, _, completion, _, _ in run.points)
+    report = bench.format_grid([run])
+    assert "lee2001 grid: 3 runs" in report and "3/3 transfers finished" in report
+    assert "wall time: min " in report
+
+
+def test_bench_is_a_subcommand_of_the_installed_command():
+    renolab = shutil.which("renolab")
+    if renolab is None:
+        pytest.skip("the renolab command is not on PATH")
+    out = subprocess.run([renolab, "bench", "--help"], capture_output=True, text=True, check=True).stdout
+    for option in ("--against", "--flows", "--repeat", "--duration", "--large", "--lee2001-grid"):
+        assert option in out

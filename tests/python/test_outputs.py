@@ -1,0 +1,201 @@
+"""Output files: every trace decodes, round-trips through Parquet and CSV, streams from disk,
+and turns into ns-2 trace lines that old awk scripts can read."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from renolab import Result, Scenario
+from renolab.cli import main
+from renolab.traces import (
+    DROP_CAUSES,
+    HOP_EVENTS,
+    PACKET_KINDS,
+    SEQ_EVENTS,
+    TRACE_FIELDS,
+    TRACE_NAMES,
+    Ns2Numbering,
+    RawTrace,
+    ns2_lines,
+    PacketIds,
+)
+
+ALL = list(TRACE_NAMES)
+
+EXPECTED_COLUMNS = {
+    "cwnd": ["time_s", "flow", "cwnd", "ssthresh"],
+    "seq": ["time_s", "flow", "event", "seq"],
+    "rtt": ["time_s", "flow", "rtt_s", "srtt_s", "rto_s"],
+    "queue": ["time_s", "link", "packets", "bytes"],
+    "drops": ["time_s", "link", "flow", "kind", "seq", "cause"],
+    "hops": ["time_s", "link", "event", "kind", "size", "flow", "seq", "uid"],
+}
+
+
+@pytest.fixture(scope="module")
+def result():
+    from conftest import small_scenario_dict
+
+    return Scenario.from_dict(small_scenario_dict()).run(trace=ALL)
+
+
+def test_every_trace_has_its_documented_columns_and_categories(result):
+    assert sorted(result.trace_names) == sorted(ALL)
+    for name in ALL:
+        frame = result.trace(name)
+        assert list(frame.columns) == EXPECTED_COLUMNS[name], name
+        assert len(frame) > 0, name
+        assert frame["time_s"].is_monotonic_increasing, name
+    assert list(result.trace("seq")["event"].cat.categories) == list(SEQ_EVENTS)
+    assert list(result.trace("hops")["event"].cat.categories) == list(HOP_EVENTS)
+    assert list(result.trace("drops")["kind"].cat.categories) == list(PACKET_KINDS)
+    assert list(result.trace("drops")["cause"].cat.categories) == list(DROP_CAUSES)
+    assert set(result.trace("queue")["link"]) <= set(result.links["link"])
+    drops = result.trace("drops")
+    assert len(drops) == int(result.flows["drops"].sum())
+    assert (drops["cause"] == "overflow").sum() == int(result.links["overflow_drops"].sum())
+
+
+def test_flows_and_links_gain_the_derived_columns(result):
+    f = result.flows.iloc[0]
+    assert f["bottleneck"] == "bottleneck"
+    assert f["bottleneck_bps"] == 1e6
+    assert f["mu"] == pytest.approx(f["bytes_delivered"] * 8 / (1e6 * f["completion_time_s"]))
+    assert f["goodput_bps"] == pytest.approx(f["throughput_bps"])
+    assert f["sent_bps"] == pytest.approx(f["segments_sent"] * 1000 * 8 / f["completion_time_s"])
+    assert f["drop_rate"] == pytest.approx(f["data_drops"] / f["segments_sent"])
+    assert result.links.set_index("link").loc["bottleneck/rev", "rate_bps"] == 1e6
+    assert result.links.set_index("link").loc["access", "delay_s"] == pytest.approx(0.001)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_saved_traces_read_back_equal(result, tmp_path, fmt):
+    written = result.save(tmp_path, format=fmt)
+    assert {p.name for p in written} == {"flows.csv", "links.csv", "summary.json", *(f"{n}.{fmt}" for n in ALL)}
+    loaded = Result.load(tmp_path)
+    assert sorted(loaded.trace_names) == sorted(ALL)
+    for name in ALL:
+        original, back = result.trace(name), loaded.trace(name)
+        # CSV does not keep integer widths; values, names and categories survive both.
+        pd.testing.assert_frame_equal(back, original, check_dtype=fmt == "parquet", check_categorical=True)
+    pd.testing.assert_frame_equal(loaded.flows, result.flows, check_dtype=False)
+
+
+def test_parquet_files_are_byte_identical_for_the_same_run(result, tmp_path):
+    result.save(tmp_path / "a")
+    result.save(tmp_path / "b")
+    for name in ALL:
+        assert (tmp_path / "a" / f"{name}.parquet").read_bytes() == (tmp_path / "b" / f"{name}.parquet").read_bytes()
+
+
+def test_spilled_traces_stream_in_chunks_and_match_the_in_memory_ones(result, tmp_path):
+    from conftest import small_scenario_dict
+
+    spilled = Scenario.from_dict(small_scenario_dict()).run(trace=ALL, trace_dir=tmp_path / "raw")
+    for name in ALL:
+        chunks = list(spilled.iter_trace(name, chunk_rows=37))
+        assert len(chunks) > 1 or len(result.trace(name)) <= 37
+        pd.testing.assert_frame_equal(pd.concat(chunks, ignore_index=True), result.trace(name))
+    # Saving streams chunk by chunk: one Parquet row group per chunk, read back whole.
+    import pyarrow.parquet as pq
+
+    from renolab.traces import write_frames
+
+    path = write_frames(spilled.iter_trace("hops", chunk_rows=50), tmp_path / "hops.parquet", "parquet", pd.DataFrame())
+    assert pq.ParquetFile(path).num_row_groups == -(-len(result.trace("hops")) // 50)
+    pd.testing.assert_frame_equal(pd.read_parquet(path), result.trace("hops"))
+    spilled.save(tmp_path / "out")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "out" / "seq.parquet"), result.trace("seq"))
+
+
+def test_the_first_core_format_of_per_column_bytes_still_decodes():
+    fields = dict(TRACE_FIELDS["seq"])
+    columns = {
+        "time_ns": np.array([0, 5], dtype=fields["time_ns"]).tobytes(),
+        "flow": np.array([0, 0], dtype=fields["flow"]).tobytes(),
+        "event": np.array([0, 2], dtype=fields["event"]).tobytes(),
+        "seq": np.array([0, 1], dtype=fields["seq"]).tobytes(),
+    }
+    raw = RawTrace("seq", columns)
+    packed = RawTrace("seq", {"fields": list(TRACE_FIELDS["seq"]), "data": raw.read().tobytes()})
+    assert raw.read().tolist() == packed.read().tolist() == [(0, 0, 0, 0), (5, 0, 2, 1)]
+
+
+# ----- ns-2 trace lines ------------------------------------------------------------------------
+
+NS2_LINE = re.compile(r"^[-+rd] \d+(\.\d+)?(e-\d+)? \d+ \d+ (tcp|ack|cbr) \d+ ------- \d+ \d+\.\d+ \d+\.\d+ \d+ \d+$")
+
+
+def test_ns2_lines_for_hand_built_records():
+    links = pd.DataFrame({"link": ["a", "a/rev", "b", "b/rev"], "from": ["s", "g", "g", "r"], "to": ["g", "s", "r", "g"]})
+    flows = pd.DataFrame({"flow": ["f0", "f1"], "src": ["s", "s"], "dst": ["r", "r"]})
+    dtype = np.dtype(list(TRACE_FIELDS["hops"]))
+    records = np.array(
+        [
+            (0, 0, 0, 0, 1040, 1, 7, 3),  # + data of flow 1 on s->g
+            (1_000, 0, 1, 0, 1040, 1, 7, 3),  # -
+            (1_234_567, 0, 2, 0, 1040, 1, 7, 3),  # r at 0.0012346 s (ns-2 rounds to the microsecond)
+            (2_000_000, 3, 0, 1, 40, 1, 8, 3),  # slot 3 reused: + ACK of flow 1 on r->g
+            (2_500_000, 3, 3, 1, 40, 1, 8, 3),  # d
+            (1_500_000_000, 2, 0, 4, 200, 0, 0, 9),  # + datagram of flow 0 (not at its origin)
+        ],
+        dtype=dtype,
+    )
+    numbering = Ns2Numbering(links, flows)
+    assert numbering.nodes == {"s": 0, "g": 1, "r": 2}
+    lines = ns2_lines(records, numbering, PacketIds(numbering).assign(records)).splitlines()
+    assert lines == [
+        "+ 0 0 1 tcp 1040 ------- 1 0.1 2.1 7 0",
+        "- 1e-06 0 1 tcp 1040 ------- 1 0.1 2.1 7 0",
+        "r 0.001235 0 1 tcp 1040 ------- 1 0.1 2.1 7 0",
+        "+ 0.002 2 1 ack 40 ------- 1 2.1 0.1 8 1",
+        "d 0.0025 2 1 ack 40 ------- 1 2.1 0.1 8 1",
+        "+ 1.5 1 2 cbr 200 ------- 0 0.0 2.0 0 2",
+    ]
+
+
+def test_ns2_trace_of_a_real_run_reads_like_ns2s(result, tmp_path):
+    path = result.write_ns2_trace(tmp_path / "ns2.tr")
+    lines = path.read_text().splitlines()
+    hops = result.trace("hops")
+    assert len(lines) == len(hops)
+    assert all(NS2_LINE.match(line) for line in lines), next(line for line in lines if not NS2_LINE.match(line))
+    fields = [line.split() for line in lines]
+    # The awk classic: payload received at the sink (node 2 = r1).
+    received = sum(int(f[5]) - 40 for f in fields if f[0] == "r" and f[3] == "2" and f[4] == "tcp")
+    flow = result.flows.iloc[0]
+    assert received == (flow["segments_sent"] - flow["data_drops"]) * 1000
+    assert sum(1 for f in fields if f[0] == "d") == int(flow["drops"])
+    # Every packet has its own uid: one '+' at its origin and at most one arrival at the end.
+    first_hop = [f for f in fields if f[0] == "+" and f[4] == "tcp" and f[2] == "0"]
+    assert len({f[11] for f in first_hop}) == len(first_hop) == flow["segments_sent"]
+
+
+def test_cli_ns2_trace_and_pcap(small_scenario, write_scenario, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["run", str(write_scenario(small_scenario)), "--out", str(out), "--ns2-trace", "--pcap"])
+    assert code == 0, capsys.readouterr().err
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["flows.csv", "links.csv", "ns2.tr", "pcap", "summary.json"]  # no hops file unless asked
+    assert NS2_LINE.match((out / "ns2.tr").read_text().splitlines()[0])
+    pcaps = sorted(p.name for p in (out / "pcap").iterdir())
+    assert pcaps and all((out / "pcap" / p).stat().st_size > 24 for p in pcaps)
+    code = main(["run", str(write_scenario(small_scenario)), "--out", str(tmp_path / "o2"), "--trace", "hops", "--ns2-trace"])
+    assert code == 0
+    assert {"hops.parquet", "ns2.tr"} <= {p.name for p in (tmp_path / "o2").iterdir()}
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_an_empty_trace_round_trips_with_its_columns_and_categories(small_scenario, tmp_path, fmt):
+    small_scenario["link"][1]["queue"]["limit"] = 1000  # nothing is dropped
+    result = Scenario.from_dict(small_scenario).run(trace=["drops"])
+    assert len(result.trace("drops")) == 0
+    result.save(tmp_path, format=fmt)
+    back = Result.load(tmp_path).trace("drops")
+    assert list(back.columns) == EXPECTED_COLUMNS["drops"]
+    assert list(back["cause"].cat.categories) == list(DROP_CAUSES)
+    assert back["time_s"].dtype == np.float64

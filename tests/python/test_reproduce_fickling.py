@@ -1,0 +1,87 @@
+"""`renolab reproduce fickling --quick`: the files exist and the robust claims hold."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+
+from renolab.cli import main
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("fickling")
+    assert main(["reproduce", "fickling", "--quick", "--out", str(target), "--workers", "2"]) == 0
+    return target
+
+
+def _claims(report: str) -> list[tuple[str, str, str]]:
+    section = report.split("## Claims", 1)[1].split("\n\n|", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| \d+ \| (.*?) \| (.*?) \| (.*?) \|$", "|" + section, flags=re.M)
+    assert rows, "no claims table in report.md"
+    return rows
+
+
+def _verdict(report: str, fragment: str) -> str:
+    found = [v for paper, _, v in _claims(report) if fragment in paper]
+    assert len(found) == 1, f"{len(found)} claims match {fragment!r}"
+    return found[0]
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_files_exist(out: Path) -> None:
+    for name in ("report.md", "report.html", "table-r1.csv", "table-r2.csv", "table-r3.csv", "table-r3.md"):
+        assert (out / name).is_file(), name
+    for fig in (*(f"fig-{i}" for i in range(2, 11)), "fig-r1", "fig-r2"):
+        assert (out / f"{fig}.png").stat().st_size > 1000, fig
+        assert (out / f"{fig}.svg").is_file()
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert html.count("data:image/png;base64,") >= 11
+    assert len(list((out / "scenarios").glob("*.toml"))) == 12
+
+
+def test_scenarios_use_the_six_node_chain(out: Path) -> None:
+    text = (out / "scenarios" / "exp1-vegas-cbr5.toml").read_text(encoding="utf-8")
+    for link in ("N1-N2", "N2-N3", "N3-N4", "N4-N5", "N5-N6"):
+        assert link in text
+
+
+def test_vegas_avoids_loss_and_latency(out: Path) -> None:
+    rows = _rows(out / "table-r1.csv")
+    for r in rows:
+        cbr = float(r["cbr_mbps"])
+        if cbr <= 8:
+            assert float(r["renolab_vegas_drop_rate_pct"]) < 0.5, r
+            others = min(float(r[f"renolab_{v}_latency_ms"]) for v in ("tahoe", "reno", "newreno"))
+            assert float(r["renolab_vegas_latency_ms"]) < others, r
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert _verdict(report, "TCP Vegas has no packet loss").startswith("✅")
+
+
+def test_throughput_falls_with_cbr_rate(out: Path) -> None:
+    rows = sorted(_rows(out / "table-r1.csv"), key=lambda r: float(r["cbr_mbps"]))
+    for v in ("tahoe", "reno", "newreno", "vegas"):
+        first, last = float(rows[0][f"renolab_{v}_throughput_mbps"]), float(rows[-1][f"renolab_{v}_throughput_mbps"])
+        assert first > 5.0 and last < 0.5, (v, first, last)
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert _verdict(report, "trends to zero").startswith("✅")
+
+
+def test_fairness_claims(out: Path) -> None:
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert _verdict(report, "Two Vegas flows").startswith("✅")
+    assert _verdict(report, "Vegas gets overwhelmed").startswith("✅")
+    assert _verdict(report, "lower latency than a competing New-Reno").startswith("✅")
+    rows = _rows(out / "table-r2.csv")
+    vegas = [float(r["renolab_jain"]) for r in rows if r["pair"] == "vegas-vegas" and float(r["cbr_mbps"]) < 10]
+    mixed = [float(r["renolab_jain"]) for r in rows if r["pair"] == "newreno-vegas" and float(r["cbr_mbps"]) < 10]
+    assert min(vegas) > 0.95
+    assert sum(mixed) / len(mixed) < sum(vegas) / len(vegas)
+    assert all(v.split()[0] in {"✅", "❌", "—"} for _, _, v in _claims(report))

@@ -1,0 +1,99 @@
+"""The reproduction framework: `renolab reproduce` errors, Report, paper_values, run_many."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from renolab import experiments
+from renolab.cli import main
+from renolab.experiments.report import Report, format_value, paper_values, slug
+from renolab.experiments.runner import run_many
+
+
+def test_unknown_study_lists_the_studies(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "nosuchstudy"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    for name in ("lee2001", "subedi2008", "joo2000", "charalambous1998", "fickling", "all"):
+        assert name in err
+
+
+def test_study_not_written_yet(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    monkeypatch.setitem(experiments.STUDIES, "future2030", "renolab.experiments.future2030")
+    assert main(["reproduce", "future2030", "--out", str(tmp_path)]) == 2
+    assert "not available yet" in capsys.readouterr().err
+
+
+def test_bad_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "lee2001", "--workers", "0"]) == 2
+    assert "--workers" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("study", ["lee2001", "joo2000"])
+def test_paper_values_cite_their_source(study: str) -> None:
+    values = paper_values(study)
+    assert values["paper"]["citation"]
+
+    def leaves(table: dict, path: str = "") -> list[tuple[str, dict]]:
+        found = []
+        for key, value in table.items():
+            if isinstance(value, dict):
+                if "value" in value or "source" in value:
+                    found.append((f"{path}{key}", value))
+                else:
+                    found += leaves(value, f"{path}{key}.")
+        return found
+
+    entries = leaves({k: v for k, v in values.items() if k != "paper"})
+    assert entries
+    for name, entry in entries:
+        assert entry.get("source"), f"{study}: {name} has no source"
+
+
+def test_report_writes_markdown_html_figures_tables(tmp_path: Path) -> None:
+    from matplotlib.figure import Figure
+
+    report = Report("demo", "A demo", "Someone, 2001", tmp_path)
+    fig = Figure()
+    fig.add_subplot().plot([0, 1], [1, 0])
+    report.figure(fig, "Fig. 6 (a)", "a line")
+    report.table(pd.DataFrame({"w": [20, 40], "renolab": [0.5, 0.25], "paper_value": [0.42, float("nan")]}), "Table 2", "slopes")
+    report.claim("mu falls", "it does | twice", True)
+    report.claim("a number", "off", False)
+    report.claim("untestable", "needs hardware", None)
+    report.note("Some `code` and **bold**.\n\n- one\n- two")
+    report.scenario("one point", {"link": [{"from": "a", "to": "b", "rate": "1Mbps"}], "flow": [{"name": "f", "src": "a", "dst": "b", "bytes": 1000}]})
+    path = report.write()
+    assert path == tmp_path / "report.md"
+    for name in ("fig-6-a.png", "fig-6-a.svg", "table-2.csv", "table-2.md", "report.html", "scenarios/one-point.toml"):
+        assert (tmp_path / name).is_file(), name
+    md = path.read_text(encoding="utf-8")
+    assert "1 of 3 claims hold, 1 do not, 1 cannot be tested here" in md
+    assert "it does \\| twice" in md
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "data:image/png;base64," in html and "<code>code</code>" in html
+    assert main(["check", str(tmp_path / "scenarios" / "one-point.toml")]) == 0
+
+
+def test_slug_and_format() -> None:
+    assert slug("Fig. 2") == "fig-2" and slug("Table 1") == "table-1" and slug("Fig. 6 data") == "fig-6-data"
+    assert format_value(14.292) == "14.292" and format_value(float("nan")) == "" and format_value(3.0) == "3"
+
+
+def test_run_many_keeps_order_and_reduces(small_scenario: object) -> None:
+    from renolab import Scenario
+
+    base = small_scenario if isinstance(small_scenario, Scenario) else Scenario.from_dict(small_scenario)  # type: ignore[arg-type]
+    scenarios = [base.with_seed(s) for s in (3, 1, 2)]
+    outputs = run_many(scenarios, workers=2, desc="test", traces=("cwnd",), progress=False)
+    assert [o.summary["seed"] for o in outputs] == [3, 1, 2]
+    assert set(outputs[0].traces) == {"cwnd"} and len(outputs[0].trace("cwnd"))
+    single = run_many(scenarios[:1], workers=1, reduce=_rows, keep_traces=False, traces=("cwnd",), progress=False)
+    assert single[0].value == len(outputs[0].trace("cwnd")) and not single[0].traces
+
+
+def _rows(result: object) -> int:
+    return len(result.trace("cwnd"))  # type: ignore[attr-defined]
