@@ -59,6 +59,8 @@ RWND_SEGMENTS = 65535 // 1460
 WIRELESS_RATE = "11Mbps"
 ROUTER_QUEUE = {"kind": "droptail", "limit": 100}
 FLOW = "ftp"
+#: Line style and width per variant: identical curves (Reno and NewReno after one loss) stay visible.
+LINE_STYLES = {"tahoe": ("-", 1.0), "reno": ("-", 2.6), "sack": ("-", 1.2), "newreno": ("--", 1.2)}
 
 
 def wired(variant: str, case: str, *, seed: int = 1) -> Scenario:
@@ -179,6 +181,10 @@ def _summary(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         row["min_cwnd_after_loss"] = float(group["min_cwnd_after_loss"].min())
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _names(variants: list[str]) -> str:
+    return ", ".join(LABELS[v] for v in variants) or "none"
 
 
 def _higher(a: float, b: float, tie: float = 1e-3) -> bool:
@@ -340,8 +346,10 @@ def reproduce(out: Path, quick: bool = False, workers: int | None = None) -> Pat
     report.claim(
         "0.05 % loss: Tahoe has the longest download response time "
         f"(table: {', '.join(f'{LABELS[v]} {paper_d[v]:g} s' for v in VARIANTS)}).",
-        f"mean of {reps}: {', '.join(f'{LABELS[v]} {rt3[v]:.2f} ± {ci3[v]:.2f} s' for v in VARIANTS)}; order "
-        f"{rank('random', 'response_s')} (paper: {_ranking(paper_d)}; '=': not significantly different)",
+        f"mean of {reps}: {', '.join(f'{LABELS[v]} {rt3[v]:.2f} ± {ci3[v]:.2f} s' for v in VARIANTS)}; Tahoe is "
+        f"significantly slower than {_names([v for v in VARIANTS if v != 'tahoe' and higher('random', 'response_s', 'tahoe', v)])} "
+        f"and not than {_names([v for v in VARIANTS if v != 'tahoe' and not higher('random', 'response_s', 'tahoe', v)])} "
+        "(95 % CI of the per-seed difference)",
         all(higher("random", "response_s", "tahoe", v) for v in VARIANTS if v != "tahoe"),
     )
     report.claim(
@@ -540,8 +548,9 @@ def _fig_cwnd_overlay(traces: dict[Any, Any], case: str) -> Any:
         drops = np.nonzero(np.diff(w) < 0)[0]
         if len(drops):
             cut = min(cut, float(c["time_s"].iloc[drops[0] + 1]))
+        style, width = LINE_STYLES[v]
         for ax in (full, zoom):
-            ax.step(c["time_s"], c["cwnd"], where="post", color=VARIANT_COLOURS[v], label=LABELS[v], lw=1.0)
+            ax.step(c["time_s"], c["cwnd"], where="post", color=VARIANT_COLOURS[v], label=LABELS[v], lw=width, ls=style)
     if math.isfinite(cut):
         zoom.set_xlim(cut - 1.0, cut + 6.0)
     for ax in (full, zoom):
@@ -564,8 +573,9 @@ def _fig_rates(traces: dict[Any, Any], case: str, bin_s: float) -> Any:
         seq = o.trace("seq")
         series = metrics.throughput_series(seq, bin_s, 1460.0)
         series = series[series["time_s"] + bin_s <= float(seq["time_s"].max()) + 1e-9]  # whole bins only
-        ax_t.plot(series["time_s"] + bin_s / 2, series["sent_bps"] / 1e6, color=VARIANT_COLOURS[v], label=LABELS[v], lw=1.0)
-        ax_g.plot(series["time_s"] + bin_s / 2, series["goodput_bps"] / 1e6, color=VARIANT_COLOURS[v], label=LABELS[v], lw=1.0)
+        style, width = LINE_STYLES[v]
+        ax_t.plot(series["time_s"] + bin_s / 2, series["sent_bps"] / 1e6, color=VARIANT_COLOURS[v], label=LABELS[v], lw=width, ls=style)
+        ax_g.plot(series["time_s"] + bin_s / 2, series["goodput_bps"] / 1e6, color=VARIANT_COLOURS[v], label=LABELS[v], lw=width, ls=style)
     ax_t.set_title("throughput (retransmissions included)", fontsize="small")
     ax_g.set_title("goodput (each byte once)", fontsize="small")
     ax_t.set_ylabel("Mb/s")
