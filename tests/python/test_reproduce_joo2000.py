@@ -44,7 +44,7 @@ def test_files_exist(out: Path) -> None:
 def test_every_run_classified_with_confidence_intervals(out: Path) -> None:
     with open(out / "fig-2-data.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert {int(r["n"]) for r in rows} == {3, 6}
+    assert {3, 6} <= {int(r["n"]) for r in rows}
     for r in rows:
         shares = [float(r[f"{k}_pct"]) for k in ("rto", "d1", "d2", "d3", "dmore")]
         assert abs(sum(shares) - 100) < 1e-6

@@ -40,7 +40,7 @@ def test_files_exist(out: Path) -> None:
     html = (out / "report.html").read_text(encoding="utf-8")
     assert html.count("data:image/png;base64,") >= 6  # self-contained
     scenarios = sorted((out / "scenarios").glob("*.toml"))
-    assert len(scenarios) >= 27
+    assert len(scenarios) >= 36
 
 
 def test_scenario_files_rerun(out: Path, tmp_path: Path) -> None:
@@ -60,7 +60,7 @@ def test_mu_falls_as_bdp_grows_for_every_variant_and_buffer(out: Path) -> None:
     curves: dict[tuple[str, str, str], dict[int, float]] = {}
     for r in rows:
         curves.setdefault((r["setting"], r["variant"], r["alpha"]), {})[int(r["w_star"])] = float(r["mu"])
-    assert len(curves) == 2 * 3 * 3
+    assert len(curves) == 2 * 3 * 4  # settings x variants x buffers
     for key, curve in curves.items():
         mus = [curve[w] for w in sorted(curve)]
         assert all(b < a for a, b in zip(mus, mus[1:])), (key, mus)

@@ -70,6 +70,7 @@ def scenario(
     pwd: bool = True,
     seed: int = 1,
     red: dict[str, Any] | None = None,
+    bottleneck_delay: str | None = None,
 ) -> Scenario:
     """n existing NewReno flows (PWD on, random starts in [0, 1] s) and the new flow (PWD per
     *pwd*) starting at a random time in [50, 51] s; *delayed_ack* for every receiver."""
@@ -77,7 +78,7 @@ def scenario(
 
     bottleneck = {
         "rate": f"{bandwidth_mbps:g}Mbps",
-        "delay": BOTTLENECK_DELAY,
+        "delay": bottleneck_delay or BOTTLENECK_DELAY,
         "queue": dict(red or RED),
         "reverse": {"queue": {"kind": "droptail", "limit": 1000}},
     }
@@ -171,6 +172,10 @@ FULL_SEEDS, FULL_SEEDS_NOPWD = 200, 100
 QUICK_SEEDS = 10
 QUICK_FLOWS = (3, 6)
 QUICK_BANDWIDTHS = (0.8, 1.6, 3.2)
+#: Full mode also reruns Fig. 2's end points (n = 3, 9, no delayed ACK) with a longer
+#: bottleneck delay: the paper does not give its delays, and they matter.
+SENSITIVITY_DELAY = "96ms"
+SENSITIVITY_FLOWS = (3, 9)
 
 
 def _plan(quick: bool) -> list[tuple[int, float, bool, bool, int]]:
@@ -216,6 +221,13 @@ def _mean_ci(values: list[float]) -> tuple[float, float, float]:
     return float(x.mean()), float(t * x.std(ddof=1) / math.sqrt(len(x))), len(x)
 
 
+def _base_rtt_ms(bottleneck_delay: str) -> float:
+    """Round-trip propagation delay (ms) of the dumbbell with this bottleneck delay."""
+    from renolab.results import parse_duration_s
+
+    return 2000 * (parse_duration_s(bottleneck_delay) + 2 * parse_duration_s(ACCESS["delay"]))
+
+
 def _spearman(x: Any, y: Any) -> float:
     """Spearman's rank correlation (average ranks for ties), without scipy."""
     import pandas as pd
@@ -254,11 +266,20 @@ def reproduce(out: Any, quick: bool = False, workers: int | None = None) -> Any:
         rows.append({"n": n, "bandwidth_mbps": b, "delayed_ack": dl, "pwd": p, "seed": s, **v,
                      "new_per_rtt": o.value.get("new_per_rtt")})
     runs = pd.DataFrame(rows)
+    sensitivity = None
+    if not quick:
+        splan = [(n, s) for n in SENSITIVITY_FLOWS for s in range(1, FULL_SEEDS + 1)]
+        souts = run_many(
+            [scenario(n, seed=s, bottleneck_delay=SENSITIVITY_DELAY) for n, s in splan],
+            workers=workers, desc="joo2000 (round-trip sensitivity)", traces=("seq", "cwnd"), reduce=_first_episode, keep_traces=False,
+        )
+        sensitivity = pd.DataFrame([{"n": n, "seed": s, "pattern": o.value["pattern"], "cwnd_at_first_drop": o.value.get("cwnd_at_first_drop", math.nan)}
+                                    for (n, s), o in zip(splan, souts)])
 
     report = Report("joo2000", paper["paper"]["title"], paper["paper"]["citation"], out)
     report.meta["mode"] = "quick (n in {3, 6}, 10 seeds)" if quick else f"full ({FULL_SEEDS} seeds with PWD, {FULL_SEEDS_NOPWD} without, per point)"
-    report.meta["runs"] = len(plan)
-    _write_joo2000(report, runs, paper, quick)
+    report.meta["runs"] = len(plan) + (0 if sensitivity is None else len(sensitivity))
+    _write_joo2000(report, runs, paper, quick, sensitivity)
     for n, b, dl, p in sorted({(n, b, dl, p) for n, b, dl, p, _ in plan}):
         name = f"n{n}-{b:g}mbps-{'delack' if dl else 'nodelack'}-{'pwd' if p else 'nopwd'}"
         report.scenario(name, scenario(n, bandwidth_mbps=b, delayed_ack=dl, pwd=p, seed=1))
@@ -329,7 +350,7 @@ def _episodes(runs: Any, *, clean_recovery: bool) -> Any:
     return sel
 
 
-def _write_joo2000(report: Any, runs: Any, paper: dict, quick: bool) -> None:
+def _write_joo2000(report: Any, runs: Any, paper: dict, quick: bool, sensitivity: Any = None) -> None:
     import numpy as np
     import pandas as pd
 
@@ -441,6 +462,37 @@ def _write_joo2000(report: Any, runs: Any, paper: dict, quick: bool) -> None:
         + f"; all runs pooled: {pooled_a:.1f} / {pooled_b:.1f} %. Holds if fewer pooled and at most n.",
         pooled_b < pooled_a and sum(b < a for _, a, b in fewer) * 2 > len(fewer),
     )
+
+    if sensitivity is not None and len(sensitivity):
+        base_rtt = with_pwd[(with_pwd["bandwidth_mbps"] == BASE_MBPS) & (~with_pwd["delayed_ack"]) & with_pwd["n"].isin(SENSITIVITY_FLOWS)]
+        both = pd.concat([
+            base_rtt[["n", "pattern", "cwnd_at_first_drop"]].assign(bottleneck_delay=BOTTLENECK_DELAY),
+            sensitivity[["n", "pattern", "cwnd_at_first_drop"]].assign(bottleneck_delay=SENSITIVITY_DELAY),
+        ], ignore_index=True)
+        both["key"] = both["bottleneck_delay"] + " n=" + both["n"].astype(str)
+        sens = _pattern_table(both.assign(delayed_ack=False), "key")
+        sens.insert(0, "bottleneck_delay", [k.split(" ")[0] for k in sens["key"]])
+        sens.insert(1, "n", [int(k.split("=")[1]) for k in sens["key"]])
+        sens["mean_cwnd_at_first_drop"] = [float(both[both["key"] == k]["cwnd_at_first_drop"].mean()) for k in sens["key"]]
+        sens = sens.drop(columns=["key"]).sort_values(["n", "bottleneck_delay"]).reset_index(drop=True)
+        report.table(sens, "Sensitivity data", "First-loss patterns (no delayed ACK, 1.6 Mb/s) with the default bottleneck delay and a longer one (round trip about 100 ms vs 200 ms): the paper does not give its delays")
+
+        def share(delay: str, n: int, key: str) -> float:
+            column = key if key.startswith("mean_") else f"{key}_pct"
+            return float(sens[(sens["bottleneck_delay"] == delay) & (sens["n"] == n)][column].iloc[0])
+
+        report.note(
+            f"**Round trip matters.** With a {SENSITIVITY_DELAY} bottleneck instead of {BOTTLENECK_DELAY} (base round trip "
+            f"{_base_rtt_ms(SENSITIVITY_DELAY):.0f} ms instead of {_base_rtt_ms(BOTTLENECK_DELAY):.0f} ms; no delayed ACK) the share of multiple drops at n = "
+            + " and n = ".join(f"{n} goes from {share(BOTTLENECK_DELAY, n, 'multiple'):.0f} % to {share(SENSITIVITY_DELAY, n, 'multiple'):.0f} %"
+                               for n in SENSITIVITY_FLOWS)
+            + f" and RTO at n = {SENSITIVITY_FLOWS[-1]} from {share(BOTTLENECK_DELAY, SENSITIVITY_FLOWS[-1], 'rto'):.0f} % to "
+            f"{share(SENSITIVITY_DELAY, SENSITIVITY_FLOWS[-1], 'rto'):.0f} % (paper at n = 9: {p2['no_delack_n9']['multiple']} % and "
+            f"{p2['no_delack_n9']['rto']} %); the new flow's mean window when its first dropped packet is sent goes from "
+            + " and ".join(f"{share(BOTTLENECK_DELAY, n, 'mean_cwnd_at_first_drop'):.1f} to {share(SENSITIVITY_DELAY, n, 'mean_cwnd_at_first_drop'):.1f} packets (n = {n})"
+                           for n in SENSITIVITY_FLOWS)
+            + ". The absolute shares of Figs. 2-3 depend on this parameter, which the paper does not state."
+        )
 
     # ----- Figs. 4-6 and Table 1 ----------------------------------------------------------------
     report.heading("Fast recovery with and without PWD (Table 1, Figs. 4-6)")
@@ -616,14 +668,33 @@ def _write_joo2000(report: Any, runs: Any, paper: dict, quick: bool) -> None:
                 f"mean new packets {t['mean_new_segments'].iloc[0]:.1f} at n = {int(t['n'].iloc[0])} → {t['mean_new_segments'].iloc[-1]:.1f} at n = {int(t['n'].iloc[-1])}.",
                 t["mean_new_segments"].iloc[-1] < t["mean_new_segments"].iloc[0],
             )
-    t = fig5_n[(~fig5_n["delayed_ack"]) & (~fig5_n["pwd"])].sort_values("n")
-    if len(t) >= 2:
+    # Burst without PWD vs the fair share (bandwidth / (n + 1)), no delayed ACK.
+    nopwd = fig5_n[(~fig5_n["delayed_ack"]) & (~fig5_n["pwd"])].sort_values("n")
+    nopwd_b = fig5_b[(~fig5_b["delayed_ack"]) & (~fig5_b["pwd"])].sort_values("bandwidth_mbps")
+    if len(nopwd) >= 2:
+        rho_n = _spearman(nopwd["n"].to_numpy(dtype=float), nopwd["mean_burst"].to_numpy(dtype=float))
         report.claim(
-            "§IV, Fig. 5: without PWD the burst after recovery grows with the fair share (fewer connections); delayed ACK makes it smaller.",
-            f"mean burst without PWD, no delayed ACK: {t['mean_burst'].iloc[0]:.1f} at n = {int(t['n'].iloc[0])} → {t['mean_burst'].iloc[-1]:.1f} at n = {int(t['n'].iloc[-1])}; "
-            f"pooled with / without delayed ACK: {clean[(clean['delayed_ack']) & ~clean['pwd']]['burst'].mean():.2f} / {clean[(~clean['delayed_ack']) & ~clean['pwd']]['burst'].mean():.2f}.",
-            t["mean_burst"].iloc[-1] < t["mean_burst"].iloc[0]
-            and clean[(clean["delayed_ack"]) & ~clean["pwd"]]["burst"].mean() < clean[(~clean["delayed_ack"]) & ~clean["pwd"]]["burst"].mean(),
+            "§IV, Fig. 5 (a): without PWD the burst after recovery is larger with fewer existing connections (a larger fair share).",
+            f"mean burst {', '.join(f'{b:.1f}' for b in nopwd['mean_burst'])} for n = {', '.join(str(int(n)) for n in nopwd['n'])} "
+            f"(95 % CI half-widths {min(nopwd['ci95']):.1f}–{max(nopwd['ci95']):.1f}); Spearman correlation with n {rho_n:+.2f}. Holds if negative.",
+            rho_n < 0,
+        )
+    if len(nopwd_b) >= 2:
+        rho_b = _spearman(nopwd_b["bandwidth_mbps"].to_numpy(dtype=float), nopwd_b["mean_burst"].to_numpy(dtype=float))
+        report.claim(
+            f"§IV, Fig. 5 (a): without PWD the burst after recovery is larger with a larger bottleneck bandwidth (a larger fair share; n = {FIG3_FLOWS}).",
+            f"mean burst {', '.join(f'{b:.1f}' for b in nopwd_b['mean_burst'])} at {', '.join(f'{b:g}' for b in nopwd_b['bandwidth_mbps'])} Mb/s; "
+            f"Spearman correlation with bandwidth {rho_b:+.2f}. Holds if positive.",
+            rho_b > 0,
+        )
+    a = clean[(clean["delayed_ack"]) & ~clean["pwd"]]
+    b = clean[(~clean["delayed_ack"]) & ~clean["pwd"]]
+    if len(a) and len(b):
+        report.claim(
+            "§IV, Fig. 5 (b): with delayed ACK, NewReno without PWD has a smaller window and so a smaller burst.",
+            f"pooled over all points, with / without delayed ACK: mean burst {a['burst'].mean():.2f} / {b['burst'].mean():.2f}, "
+            f"mean W {a['w'].mean():.2f} / {b['w'].mean():.2f}. Holds if both are smaller with delayed ACK.",
+            a["burst"].mean() < b["burst"].mean() and a["w"].mean() < b["w"].mean(),
         )
     # Drops during recovery
     pr = {(dl, p): row1(dl, p).drop_in_recovery_pct for dl in (False, True) for p in (True, False)}
