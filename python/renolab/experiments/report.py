@@ -23,6 +23,7 @@ import html
 import math
 import re
 import sys
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,7 +193,9 @@ class Report:
         if pyplot made it).  Build figures with ``matplotlib.figure.Figure(...)`` (no pyplot state)
         or pyplot, either works."""
         name = slug(number)
-        fig.suptitle(f"{number} — {caption}", fontsize="medium")
+        # Wrap long titles to the figure's width (about 12 characters per inch at this size).
+        width = max(40, int(fig.get_size_inches()[0] * 12))
+        fig.suptitle(textwrap.fill(f"{number} — {caption}", width), fontsize="medium")
         png, svg = self.out / f"{name}.png", self.out / f"{name}.svg"
         # A figure with a layout engine (constrained / tight) is laid out already; a second
         # "tight" bounding-box pass would double the drawing time.
