@@ -128,7 +128,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.seed is not None:
         scenario = scenario.with_seed(args.seed)
     traces = list(dict.fromkeys(name for group in args.trace for name in group))
-    written = _run_and_save(scenario, traces, args)
+    try:
+        written = _run_and_save(scenario, traces, args)
+    except SimulationError as exc:
+        if getattr(exc, "kind", None) != "panic":
+            raise
+        report = _write_panic_report(args.out, exc)
+        where = f"; scenario and seed written to {report}" if report else ""
+        return _fail(f"simulation failed: {exc}{where}", EXIT_SIMULATION_FAILED)
     result = written.pop(0)
     print(format_flows_table(result))
     s = result.summary
@@ -166,6 +173,32 @@ def _run_and_save(scenario: Scenario, traces: list[str], args: argparse.Namespac
     if args.pcap:
         written += sorted((out / "pcap").glob("*.pcap"))
     return [result, *written]
+
+
+def _write_panic_report(out_dir: str, exc: SimulationError) -> str | None:
+    """Write ``OUT/panic.json`` (message, seed, scenario, version): what reproduces an
+    internal error.  Returns its path, or None if it could not be written."""
+    import json
+    from pathlib import Path
+
+    scenario_text = getattr(exc, "scenario", None)
+    try:
+        scenario: Any = json.loads(scenario_text) if scenario_text else None
+    except ValueError:
+        scenario = scenario_text
+    report = {
+        "message": str(exc),
+        "seed": getattr(exc, "seed", None),
+        "renolab_version": __version__,
+        "scenario": scenario,
+    }
+    path = Path(out_dir) / "panic.json"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    except OSError:
+        return None
+    return str(path)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

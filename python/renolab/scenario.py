@@ -157,15 +157,22 @@ class Scenario:
         *,
         trace_dir: PathLike | None = None,
         pcap_dir: PathLike | None = None,
+        trace_memory_limit: int | None = None,
     ) -> Result:
         """Simulate the scenario and return a :class:`renolab.Result`.
 
         *trace* names the time series to record (``"cwnd"``, ``"seq"``, ``"rtt"``,
         ``"queue"``, ``"drops"``, ``"hops"``); with *trace_dir* they stream to files there
-        instead of memory. *pcap_dir* receives one pcap file per link.
-        *check_invariants* enables the core's (slower) internal consistency checks.
-        Raises :class:`ScenarioError` for an invalid scenario or trace name and
-        :class:`renolab.SimulationError` if the simulation itself fails.
+        instead of memory. Kept in memory, each trace may take at most
+        *trace_memory_limit* bytes (default 2 GiB): a run whose estimate says it would
+        record more is refused before it starts, and one that outgrows the limit anyway
+        stops with :class:`renolab.SimulationError`. *pcap_dir* receives one pcap file per
+        link. *check_invariants* enables the core's (slower) internal consistency checks.
+        Raises :class:`ScenarioError` for an invalid scenario, a trace name or a limit
+        (``simulation.max_events``, ``max_memory``, the trace limit) and
+        :class:`renolab.SimulationError` if the simulation itself fails; the latter carries
+        ``kind`` (``"panic"``, ``"invariant"`` or ``"trace"``), ``seed`` and ``scenario``
+        (the JSON text that was run) to reproduce it.
         """
         from renolab.results import Result
 
@@ -181,6 +188,7 @@ class Scenario:
             bool(check_invariants),
             None if trace_dir is None else os.fspath(trace_dir),
             None if pcap_dir is None else os.fspath(pcap_dir),
+            None if trace_memory_limit is None else int(trace_memory_limit),
         )
         wall_time_s = time.perf_counter() - start
         return Result(raw, scenario=json.loads(scenario_json), wall_time_s=wall_time_s)

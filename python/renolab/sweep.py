@@ -618,8 +618,8 @@ class Sweep:
             for r in range(self.replications):
                 seed = replication_seed(base_seed, r)
                 normalised["simulation"]["seed"] = seed
-                scenario = copy.deepcopy(data)
-                scenario.setdefault("simulation", {})["seed"] = seed
+                # Runs share the point's nested tables (nothing mutates them).
+                scenario = {**data, "simulation": {**(data.get("simulation") or {}), "seed": seed}}
                 runs.append(PlannedRun(index, r, seed, run_key(normalised, seed, r), dict(params), scenario))
         return runs
 
@@ -795,19 +795,22 @@ def _json_value(value: Any) -> Any:
 def _write_record(runs_dir: Path, key: str, record: Mapping[str, Any]) -> Path:
     runs_dir.mkdir(parents=True, exist_ok=True)
     path = runs_dir / f"{key}.json"
-    _write_atomic(path, json.dumps(record, default=str, allow_nan=False) + "\n")
+    # No fsync: after a power failure a renamed file may be empty or damaged, and
+    # _load_record then treats it as not done (it must parse and carry its key).
+    _write_atomic(path, json.dumps(record, default=str, allow_nan=False) + "\n", durable=False)
     return path
 
 
-def _write_atomic(path: Path, text: str | bytes) -> None:
-    """Write to a temporary file in the same directory, fsync, then rename over *path*."""
+def _write_atomic(path: Path, text: str | bytes, *, durable: bool = True) -> None:
+    """Write to a temporary file in the same directory (fsync'ed if *durable*), then rename it over *path*."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -1175,37 +1178,40 @@ def summarise(runs: pd.DataFrame, params: Sequence[str] | None = None, confidenc
         and not pd.api.types.is_bool_dtype(runs[c])
     ]
     level = 1.0 - (1.0 - confidence) / 2.0
-    rows = []
-    for (_point, _flow), group in runs.groupby(["point", "flow"], sort=False):
-        first = group.iloc[0]
-        for metric in metrics:
-            values = group[metric].to_numpy(dtype=np.float64)
-            values = values[~np.isnan(values)]
-            n = len(values)
-            mean = float(values.mean()) if n else math.nan
-            std = float(values.std(ddof=1)) if n > 1 else math.nan
-            half = student_t_quantile(level, n - 1) * std / math.sqrt(n) if n > 1 else math.nan
-            row = {"point": int(first["point"])}
-            row.update({p: first[p] for p in params})
-            row.update(
-                {
-                    "flow": first["flow"],
-                    "metric": metric,
-                    "n": n,
-                    "mean": mean,
-                    "std": std,
-                    "ci95": half,
-                    "ci95_low": mean - half,
-                    "ci95_high": mean + half,
-                }
-            )
-            rows.append(row)
     columns = ["point", *params, "flow", "metric", "n", "mean", "std", "ci95", "ci95_low", "ci95_high"]
-    summary = pd.DataFrame(rows, columns=columns)
-    summary["n"] = summary["n"].astype("int64")
+    codes, _ = pd.factorize(pd.MultiIndex.from_arrays([runs["point"], runs["flow"]]), sort=False)
+    n_groups, n_metrics = (int(codes.max()) + 1 if len(codes) else 0), len(metrics)
+    values = runs[metrics].to_numpy(dtype=np.float64, na_value=np.nan) if n_metrics else np.empty((len(runs), 0))
+    first_rows = np.zeros(n_groups, dtype=np.intp)
+    n = np.zeros((n_groups, n_metrics), dtype=np.int64)
+    mean = np.full((n_groups, n_metrics), np.nan)
+    std = np.full((n_groups, n_metrics), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for g in range(n_groups):
+            rows = np.flatnonzero(codes == g)
+            first_rows[g] = rows[0]
+            block = values[rows]
+            present = ~np.isnan(block)
+            count = present.sum(axis=0)
+            m = np.where(present, block, 0.0).sum(axis=0) / count
+            squares = (np.where(present, block - m, 0.0) ** 2).sum(axis=0)
+            n[g], mean[g] = count, m
+            std[g] = np.where(count > 1, np.sqrt(squares / (count - 1)), np.nan)
+    quantile = np.array([student_t_quantile(level, k - 1) if k > 1 else np.nan for k in n.ravel()])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = quantile.reshape(n.shape) * std / np.sqrt(n)
+    data: dict[str, Any] = {"point": np.repeat(runs["point"].to_numpy()[first_rows], n_metrics)}
     for p in params:
-        summary[p] = summary[p].astype(runs[p].dtype) if len(summary) else summary[p]
-    return summary
+        data[p] = runs[p].iloc[np.repeat(first_rows, n_metrics)].reset_index(drop=True)
+    data["flow"] = runs["flow"].iloc[np.repeat(first_rows, n_metrics)].reset_index(drop=True)
+    data["metric"] = pd.Series(np.tile(np.array(metrics, dtype=object), n_groups), dtype=runs["flow"].dtype)
+    data["n"] = n.ravel()
+    data["mean"] = mean.ravel()
+    data["std"] = std.ravel()
+    data["ci95"] = half.ravel()
+    data["ci95_low"] = (mean - half).ravel()
+    data["ci95_high"] = (mean + half).ravel()
+    return pd.DataFrame(data, columns=columns)
 
 
 def _param_names(runs: pd.DataFrame) -> list[str]:

@@ -185,7 +185,11 @@ fn options() -> impl Strategy<Value = serde_json::Map<String, Value>> {
     let newreno = (
         prop::option::of(any::<bool>()),
         prop::option::of(prop_oneof![Just("impatient"), Just("slow_but_steady")]),
-        prop::option::of(prop_oneof![Just(json!(true)), Just(json!(false)), Just(json!("less"))]),
+        prop::option::of(prop_oneof![
+            Just(json!(true)),
+            Just(json!(false)),
+            Just(json!("less"))
+        ]),
         prop::option::of(any::<bool>()),
         prop::option::of(prop_oneof![Just("ns2"), Just("rfc6675")]),
         prop::option::of((0u64..=4, 0u64..=4, 0u64..=4)),
@@ -205,7 +209,10 @@ fn options() -> impl Strategy<Value = serde_json::Map<String, Value>> {
         put("limited_transmit", c.5.map(|x| json!(x)));
         if let Some((min_ns, max_factor)) = c.6 {
             put("min_rto", Some(json!(format!("{min_ns}ns"))));
-            put("max_rto", Some(json!(format!("{}ns", min_ns << max_factor))));
+            put(
+                "max_rto",
+                Some(json!(format!("{}ns", min_ns << max_factor))),
+            );
             put("initial_rto", Some(json!(format!("{min_ns}ns"))));
         }
         put("clock_granularity", c.7.map(|ns| json!(format!("{ns}ns"))));
@@ -251,33 +258,48 @@ fn flow(n: usize, finite_only: bool) -> impl Strategy<Value = Value> {
         options(),
         prop::option::of((1u64..=4, 0u64..=500_000_000)),
     )
-        .prop_map(move |(variant, profile, mss, segs, may_be_unlimited, unlimited, delack, options, acks)| {
-            let mut f = json!({
-                "variant": variant, "mss": mss,
-                "receiver": {"delayed_ack": delack},
-            });
-            if let Some((every, timeout)) = acks {
-                f["receiver"]["ack_every"] = json!(every);
-                f["receiver"]["delack_timeout"] = json!(format!("{timeout}ns"));
-            }
-            if !(may_be_unlimited && unlimited) {
-                f["bytes"] = json!(segs * mss - mss / 2);
-            }
-            if let Some(p) = profile {
-                f["profile"] = json!(p);
-            }
-            // Keep only the options of this variant (those of others are errors).
-            let own = |k: &str| match k {
-                "partial_window_deflation" | "timer_reset" | "careful" | "ssthresh_estimation" => variant == "newreno",
-                "sack_recovery" => variant == "sack",
-                "alpha" | "beta" | "gamma" => variant == "vegas",
-                _ => true,
-            };
-            let options: serde_json::Map<String, Value> =
-                options.into_iter().filter(|(k, _)| own(k)).collect();
-            f["options"] = Value::Object(options);
-            f
-        });
+        .prop_map(
+            move |(
+                variant,
+                profile,
+                mss,
+                segs,
+                may_be_unlimited,
+                unlimited,
+                delack,
+                options,
+                acks,
+            )| {
+                let mut f = json!({
+                    "variant": variant, "mss": mss,
+                    "receiver": {"delayed_ack": delack},
+                });
+                if let Some((every, timeout)) = acks {
+                    f["receiver"]["ack_every"] = json!(every);
+                    f["receiver"]["delack_timeout"] = json!(format!("{timeout}ns"));
+                }
+                if !(may_be_unlimited && unlimited) {
+                    f["bytes"] = json!(segs * mss - mss / 2);
+                }
+                if let Some(p) = profile {
+                    f["profile"] = json!(p);
+                }
+                // Keep only the options of this variant (those of others are errors).
+                let own = |k: &str| match k {
+                    "partial_window_deflation"
+                    | "timer_reset"
+                    | "careful"
+                    | "ssthresh_estimation" => variant == "newreno",
+                    "sack_recovery" => variant == "sack",
+                    "alpha" | "beta" | "gamma" => variant == "vegas",
+                    _ => true,
+                };
+                let options: serde_json::Map<String, Value> =
+                    options.into_iter().filter(|(k, _)| own(k)).collect();
+                f["options"] = Value::Object(options);
+                f
+            },
+        );
     let cbr = (log_uniform(3.0, 11.0), 28u64..=1500, 0.0..=2.0f64).prop_map(|(r, size, jitter)| {
         json!({"kind": "cbr", "rate": format!("{}bps", r.round() as u64), "packet_bytes": size, "jitter": jitter})
     });

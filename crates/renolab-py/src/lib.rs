@@ -10,6 +10,7 @@ mod sim;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", renolab_core::VERSION)?;
+    errors::install_panic_hook();
     errors::register(m)?;
     scenario::register(m)?;
     sim::register(m)?;

@@ -3,7 +3,7 @@
 use pyo3::prelude::*;
 use renolab_core::Scenario;
 
-use crate::errors::{catch_panic, ScenarioError};
+use crate::errors::{catch_panic, catch_unwind, panic_error, test_panic_hook, ScenarioError};
 
 /// Parses a scenario from JSON, mapping its error to `ScenarioError`.
 pub fn parse(scenario_json: &str) -> PyResult<Scenario> {
@@ -12,10 +12,12 @@ pub fn parse(scenario_json: &str) -> PyResult<Scenario> {
 
 /// Validates a scenario (JSON text) and returns it normalised, every default explicit.
 #[pyfunction]
-fn validate(scenario_json: &str) -> PyResult<String> {
-    catch_panic("validate", || {
+fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    catch_unwind(|| {
+        test_panic_hook("validate");
         Ok(parse(scenario_json)?.to_json().to_string())
     })
+    .unwrap_or_else(|p| Err(panic_error(py, "validate", p, scenario_json)))
 }
 
 /// Expands `[[topology]]` tables (JSON: `{"topology": [...]}`) into the `[[link]]` tables they

@@ -11,8 +11,11 @@ use std::path::PathBuf;
 use renolab_core::sim::{run as run_scenario, RunError, RunOutput};
 use renolab_core::trace::{TraceData, TraceRequest};
 
-use crate::errors::{catch_panic, ScenarioError, SimulationError};
-use crate::scenario::parse;
+use renolab_core::Scenario;
+
+use crate::errors::{
+    catch_unwind, panic_error, seed_of, simulation_error, test_panic_hook, ScenarioError,
+};
 
 /// Sets column `name` of `table` from the rows of `rows`.
 fn column<'py, R, V: IntoPyObject<'py>>(
@@ -100,11 +103,21 @@ fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDic
     Ok(result)
 }
 
+/// Why `run` failed, short of a panic.
+enum Failure {
+    Scenario(renolab_core::ScenarioError),
+    Run(RunError),
+}
+
 /// Runs a scenario (JSON text). `traces` names the series to record (e.g. `["cwnd"]`);
-/// `trace_dir` streams them to files there instead of memory; `pcap_dir` writes one pcap file
-/// per link there; `check_invariants` audits conservation after every event (slow; for tests).
+/// `trace_dir` streams them to files there instead of memory, else `trace_memory_limit`
+/// (bytes) caps each in memory; `pcap_dir` writes one pcap file per link there;
+/// `check_invariants` audits conservation after every event (slow; for tests).
+///
+/// A `SimulationError` from the engine (a panic, a broken invariant, a trace that could
+/// not be written) carries the attributes `kind`, `seed` and `scenario`.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false, trace_dir = None, pcap_dir = None))]
+#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false, trace_dir = None, pcap_dir = None, trace_memory_limit = None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
@@ -112,26 +125,38 @@ fn run<'py>(
     check_invariants: bool,
     trace_dir: Option<PathBuf>,
     pcap_dir: Option<PathBuf>,
+    trace_memory_limit: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let scenario = parse(scenario_json)?;
     let request = TraceRequest {
         names: traces,
         dir: trace_dir,
         pcap_dir,
-        memory_limit: None,
+        memory_limit: trace_memory_limit,
     };
-    let out = py.detach(|| {
-        catch_panic("run", || {
-            run_scenario(&scenario, &request, check_invariants).map_err(|e| match e {
-                RunError::BadTrace(_) | RunError::Limit(_) => ScenarioError::new_err(e.to_string()),
-                RunError::Trace(_) => SimulationError::new_err(e.to_string()),
-                RunError::Invariant(_) => {
-                    SimulationError::new_err(format!("{e} (seed {})", scenario.seed))
-                }
-            })
+    let outcome = py.detach(|| {
+        catch_unwind(|| {
+            let scenario = Scenario::from_json_str(scenario_json).map_err(Failure::Scenario)?;
+            test_panic_hook("run");
+            run_scenario(&scenario, &request, check_invariants).map_err(Failure::Run)
         })
-    })?;
-    to_python(py, &out)
+    });
+    let seed = scenario_seed(scenario_json);
+    match outcome {
+        Ok(Ok(out)) => to_python(py, &out),
+        Ok(Err(Failure::Scenario(e))) => Err(ScenarioError::new_err(e.to_string())),
+        Ok(Err(Failure::Run(e))) => Err(match e {
+            RunError::BadTrace(_) | RunError::Limit(_) => ScenarioError::new_err(e.to_string()),
+            RunError::Trace(_) => simulation_error(py, "trace", e.to_string(), scenario_json),
+            RunError::Invariant(_) => {
+                simulation_error(py, "invariant", format!("{e} (seed {seed})"), scenario_json)
+            }
+        }),
+        Err(panic) => Err(panic_error(py, "run", panic, scenario_json)),
+    }
+}
+
+fn scenario_seed(scenario_json: &str) -> String {
+    seed_of(scenario_json).map_or("unknown".to_string(), |s| s.to_string())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

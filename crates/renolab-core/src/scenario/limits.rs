@@ -55,6 +55,9 @@ pub struct Estimate {
     events_blame: Option<(String, String, f64)>,
     /// Which field makes `memory_bytes` large, and why.
     memory_blame: Option<(String, String)>,
+    /// An unlimited flow that could send more segments than it can number: the field that
+    /// bounds its time, and why.
+    segments_blame: Option<(String, String)>,
 }
 
 impl Estimate {
@@ -151,12 +154,20 @@ fn max_latency_s(d: &super::DirSpec) -> f64 {
 }
 
 fn human_bytes(b: f64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    const MIB: f64 = (1u64 << 20) as f64;
     match b {
-        _ if b >= 1e12 => format!("{:.3} TB", b / 1e12),
-        _ if b >= 1e9 => format!("{:.3} GB", b / 1e9),
-        _ if b >= 1e6 => format!("{:.3} MB", b / 1e6),
+        _ if b >= 1024.0 * GIB => format!("{:.1} TiB", b / (1024.0 * GIB)),
+        _ if b >= GIB => format!("{:.1} GiB", b / GIB),
+        _ if b >= MIB => format!("{:.1} MiB", b / MIB),
         _ => format!("{:.0} bytes", b),
     }
+}
+
+/// Seconds, without trailing zeros (`"0.5"`, `"1000000"`).
+fn human_secs(s: f64) -> String {
+    let text = format!("{s:.6}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 fn sat(x: f64) -> u64 {
@@ -257,6 +268,24 @@ impl Scenario {
                     } else {
                         (by_time, self.time_field(f.stop, end_s, i))
                     };
+                    // Segment numbers are u32 (like ns-2's): an unlimited flow stops offering
+                    // data at the last one, which would silently cut a long run short.
+                    let numbered = packets + t.sender.receiver_window.min(1 << 20) as f64;
+                    if t.bytes.is_none()
+                        && numbered >= u32::MAX as f64
+                        && est.segments_blame.is_none()
+                    {
+                        est.segments_blame = Some((
+                            blame.clone(),
+                            format!(
+                                "flow {:?} could send about {:.2e} segments in {} s, more than the {} a flow can number; shorten the run or use a larger mss",
+                                f.name,
+                                numbered,
+                                human_secs(active_s),
+                                u32::MAX
+                            ),
+                        ));
+                    }
                     let per_ack = if t.receiver.delayed_ack {
                         t.receiver.ack_every.max(1) as f64
                     } else {
@@ -323,11 +352,11 @@ impl Scenario {
             if flow_events > worst_events {
                 worst_events = flow_events;
                 let why = format!(
-                    "flow {:?} alone: about {:.2e} packets over {} hop(s) in {:.6} s of simulated time",
+                    "flow {:?} alone: about {:.2e} packets over {} hop(s) in {} s of simulated time",
                     f.name,
                     sent,
                     data.len(),
-                    active_s
+                    human_secs(active_s)
                 );
                 est.events_blame = Some((blame, why, flow_events));
             }
@@ -366,7 +395,7 @@ impl Scenario {
                 (
                     format!("{}.delay", dir_path(d)),
                     format!(
-                        "{} may hold {:.0} packets on the wire ({} for {})",
+                        "{} may hold {:.0} packets on the wire, {} x {}",
                         dir_path(d),
                         here.min(on_wire),
                         super::fmt_rate(spec.rate),
@@ -404,6 +433,9 @@ impl Scenario {
     /// Refuses a scenario whose estimate passes `max_events` or `max_memory`.
     pub(super) fn check_limits(&self, routes: &Routes) -> super::Result<()> {
         let est = self.estimate_with(routes);
+        if let Some((field, why)) = est.segments_blame.clone() {
+            return Err(ScenarioError::new(field, why));
+        }
         if est.events > self.max_events {
             let (field, why, _) = est.events_blame.clone().unwrap_or_default();
             return Err(ScenarioError::new(
@@ -466,7 +498,7 @@ mod tests {
         let e = scenario(
             "duration = \"1000000s\"",
             "rate = \"100Gbps\"\ndelay = \"1ms\"",
-            "mss = 1\nheader_bytes = 0\noptions = { window = 100000 }",
+            "kind = \"cbr\"\nrate = \"100Gbps\"\npacket_bytes = 40",
         )
         .unwrap_err();
         assert!(
@@ -474,6 +506,17 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("simulation.max_events = 10000000000"), "{e}");
+    }
+
+    #[test]
+    fn an_unlimited_flow_that_would_run_out_of_segment_numbers_is_refused() {
+        let e = scenario(
+            "duration = \"600s\"",
+            "rate = \"100Gbps\"",
+            "mss = 1000\nheader_bytes = 0",
+        )
+        .unwrap_err();
+        assert!(e.starts_with("simulation.duration: flow \"f\" could send about 7.50e9 segments in 600 s, more than the 4294967295 a flow can number"), "{e}");
     }
 
     #[test]

@@ -104,6 +104,13 @@ impl TcpReceiver {
     /// Processes an arriving data segment.
     pub fn on_segment(&mut self, now: SimTime, seq: u32) {
         self.stats.segments_received += 1;
+        if self.transfer.segments().is_some_and(|n| seq >= n) {
+            // Past the end of a finite transfer: nothing to deliver (no sender sends it; a
+            // hostile one would otherwise move rcv_nxt past the end, and the transfer
+            // would never count as finished). Acknowledge where we are.
+            self.ack_due = true;
+            return;
+        }
         if self.config.dialect == Dialect::Ns2
             && self.config.delayed_ack
             && seq + 1 == self.rcv_nxt
@@ -281,6 +288,20 @@ mod tests {
         r.on_timeout(t(200));
         assert_eq!(r.poll_transmit(t(200)).map(|a| a.ack), Some(1));
         assert_eq!(r.poll_timeout(), None);
+    }
+
+    #[test]
+    fn a_segment_past_the_end_is_acknowledged_not_delivered() {
+        let mut r = receiver(false);
+        r.on_segment(t(0), 10);
+        assert_eq!(
+            r.poll_transmit(t(0)).map(|a| (a.ack, a.sack.len())),
+            Some((0, 0))
+        );
+        for seq in 0..10 {
+            r.on_segment(t(1), seq);
+        }
+        assert_eq!((r.rcv_nxt(), r.stats().finished_at), (10, Some(t(1))));
     }
 
     #[test]

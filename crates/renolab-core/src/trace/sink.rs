@@ -114,7 +114,9 @@ impl TraceSink {
             return;
         }
         self.buf.extend_from_slice(&r.bytes[..r.len]);
-        if self.buf.len() >= CHUNK {
+        // In memory the limit holds at every record, not only at chunk boundaries (a limit
+        // below the chunk size was never enforced).
+        if self.buf.len() >= CHUNK || (self.file.is_none() && self.buf.len() as u64 > self.limit) {
             self.spill();
         }
     }
@@ -185,6 +187,18 @@ mod tests {
             .finish()
             .unwrap_err()
             .contains("in-memory trace limit of 100 bytes"));
+    }
+
+    #[test]
+    fn an_in_memory_limit_below_the_chunk_size_holds_too() {
+        let mut s = TraceSink::new("t", FIELDS, None, 1000).unwrap();
+        for i in 0..200u64 {
+            s.push(Record::new().u64(i).u8(0));
+        }
+        assert!(
+            s.finish().is_err(),
+            "1800 bytes recorded under a 1000-byte limit"
+        );
     }
 
     #[test]

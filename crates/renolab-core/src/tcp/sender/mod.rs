@@ -316,7 +316,14 @@ impl TcpSender {
             return; // acknowledges data never sent: ignore (RFC 9293 §3.10.7.4)
         }
         let fresh_sacks = if self.config.recovery.uses_sack() {
-            self.scoreboard.on_ack(ack, sack)
+            // A block reaching past the highest segment sent reports data never sent: it is
+            // invalid and ignored whole (as Linux's tcp_is_sackblock_valid() does); trusted,
+            // it would let recovery skip unsent segments as "SACKed".
+            let mut valid = SackBlocks::EMPTY;
+            for (start, end) in sack.iter().filter(|&(s, e)| s < e && e <= self.snd_max) {
+                valid.push(start, end);
+            }
+            self.scoreboard.on_ack(ack, &valid)
         } else {
             0
         };

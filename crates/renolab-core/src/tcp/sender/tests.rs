@@ -324,3 +324,33 @@ fn sack_recovery_retransmits_every_hole_before_the_first_partial_ack() {
         assert_eq!(s.stats().fast_retransmits, 1);
     }
 }
+
+#[test]
+fn sack_blocks_reaching_past_the_data_sent_are_ignored() {
+    // Found by fuzzing: blocks for segments never sent were kept on the scoreboard, and
+    // RFC 6675 recovery then sent "new" data past them (segment 248 after 39), leaving
+    // segments 40..248 never sent.
+    let cc = Cc::Reno(Reno::new(40, u32::MAX, false));
+    let cfg = SenderConfig {
+        dupack_threshold: 1,
+        ..config(Recovery::Sack(SackRecovery::Rfc6675))
+    };
+    let transfer = Transfer {
+        mss: 1000,
+        bytes: None,
+    };
+    let mut s = TcpSender::new(cfg, transfer, cc, 0);
+    s.start(ms(0));
+    let mut bogus = SackBlocks::EMPTY;
+    bogus.push(255, 510);
+    bogus.push(2, 248);
+    s.on_ack(ms(0), 0, &bogus);
+    assert_eq!(drain(&mut s, ms(0)).len(), 40);
+    s.on_ack(ms(0), 0, &SackBlocks::EMPTY);
+    let sent = drain(&mut s, ms(0));
+    let new: Vec<u32> = sent.iter().filter(|x| !x.1).map(|x| x.0).collect();
+    assert!(
+        new.iter().enumerate().all(|(i, &seq)| seq == 40 + i as u32),
+        "{sent:?}"
+    );
+}
