@@ -23,7 +23,6 @@ from renolab.sweep import replication_seed, set_field, student_t_quantile, summa
 
 from conftest import small_scenario_dict
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 # -- scenarios ---------------------------------------------------------------------------
@@ -452,7 +451,6 @@ def test_a_worker_process_that_dies_is_replaced_and_nothing_is_lost(reference, t
     )
     out = tmp_path / "out"
     env = dict(os.environ, RENOLAB_START_METHOD="fork")
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")])
     done = subprocess.run(
         [sys.executable, str(script), str(sweep_file), str(out)], capture_output=True, text=True, env=env, timeout=120
     )
@@ -464,7 +462,8 @@ def test_a_worker_process_that_dies_is_replaced_and_nothing_is_lost(reference, t
 
 
 def _start_sweep(sweep_file: Path, out: Path) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")]))
+    # The subprocess imports the installed renolab, like the test process itself.
+    env = dict(os.environ)
     return subprocess.Popen(
         [sys.executable, "-m", "renolab", "sweep", str(sweep_file), "--out", str(out), "--workers", "2"],
         stdout=subprocess.PIPE,
