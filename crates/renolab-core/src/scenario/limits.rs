@@ -520,6 +520,24 @@ mod tests {
     }
 
     #[test]
+    fn counts_above_the_caps_are_refused_naming_the_section() {
+        use super::{check_counts, MAX_FLOWS, MAX_LINKS, MAX_NODES};
+        assert!(check_counts(MAX_NODES, MAX_LINKS, MAX_FLOWS).is_ok());
+        let e = |r: crate::scenario::Result<()>| r.unwrap_err().to_string();
+        assert_eq!(
+            e(check_counts(3, MAX_LINKS + 1, 1)),
+            "link: 100001 links is more than the 100000 allowed"
+        );
+        assert!(
+            e(check_counts(MAX_NODES + 1, 2, 1)).starts_with("link: the links join 20001 nodes")
+        );
+        assert_eq!(
+            e(check_counts(3, 2, MAX_FLOWS + 1)),
+            "flow: 1000001 flows is more than the 1000000 allowed"
+        );
+    }
+
+    #[test]
     fn max_events_can_be_raised_and_lowered() {
         let s = "rate = \"10Mbps\"";
         let f = "bytes = 1000000\nmss = 1000";
