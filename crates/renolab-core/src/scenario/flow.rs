@@ -355,6 +355,13 @@ fn parse_sender(
             "must be longer than 0s",
         ));
     }
+    if rto.max.0 == 0 {
+        // A zero timeout would fire again at the same instant, for ever.
+        return Err(ScenarioError::new(
+            o.field("max_rto"),
+            "must be longer than 0s",
+        ));
+    }
     if rto.max < rto.min {
         return Err(ScenarioError::new(
             o.field("max_rto"),

@@ -245,7 +245,7 @@ impl Scenario {
                     rate(d) * active_s / (8.0 * size) + q + 1.0
                 })
             };
-            let (sent, carried, acked, outstanding, blame) = match &f.traffic {
+            let (sent, carried, acked, outstanding, blame, own_events) = match &f.traffic {
                 Traffic::Tcp(t) => {
                     let wire = (t.mss + t.sender.header_bytes).max(1) as f64;
                     let mut pps = bottleneck / (8.0 * wire);
@@ -291,12 +291,29 @@ impl Scenario {
                     } else {
                         1.0
                     };
+                    // A timer shorter than a round trip with a window queued at the slowest
+                    // hop may expire while the segment is still on its way: each such
+                    // expiry puts one more copy in the network.
+                    let window = t.sender.receiver_window as f64;
+                    let slowest = data.iter().map(|&d| 8.0 * wire / rate(d)).fold(0.0, f64::max);
+                    let min_rto = t.sender.rto.min.as_secs_f64().max(1e-9);
+                    let spurious = if min_rto < rtt + window * slowest {
+                        active_s / min_rto
+                    } else {
+                        0.0
+                    };
                     // In the network at once: a window's worth, twice over (a timeout
-                    // resends what may still be on its way), and never more than the
-                    // sender's link could have taken.
-                    let outstanding = (2.0 * t.sender.receiver_window as f64)
-                        .min(2.0 * segs)
-                        .min(first_hop(data.first(), wire));
+                    // resends what may still be on its way), the spurious copies, and never
+                    // more than the sender's link could have taken.
+                    // (While the handshake lasts the sender resends bare SYNs, smaller
+                    // than segments: more of them fit through its link.)
+                    let smallest = if t.sender.handshake {
+                        (t.sender.header_bytes.max(1) as f64).min(wire)
+                    } else {
+                        wire
+                    };
+                    let outstanding = (2.0 * window.min(segs) + spurious)
+                        .min(first_hop(data.first(), smallest));
                     for &d in &data {
                         min_size[d as usize] = min_size[d as usize].min(wire);
                     }
@@ -304,12 +321,24 @@ impl Scenario {
                         let ack = t.receiver.ack_bytes as f64;
                         min_size[d as usize] = min_size[d as usize].min(ack);
                     }
+                    // A flow whose path loses everything (a Gilbert-Elliott bad state it
+                    // never leaves, say) times out at max_rto for as long as it runs, each
+                    // expiry resending a segment; a timer capped below the round trip does
+                    // so even without loss, what makes `max_rto = "8ns"` absurd.
+                    let max_rto = t.sender.rto.max.as_secs_f64().max(1e-9);
+                    let timeouts = active_s / max_rto;
+                    let blame = if max_rto < rtt && timeouts > packets {
+                        format!("flow[{i}].options.max_rto")
+                    } else {
+                        blame
+                    };
                     (
                         packets,
-                        packets,
+                        packets + timeouts,
                         packets / per_ack,
                         2.0 * outstanding,
                         blame,
+                        timeouts,
                     )
                 }
                 Traffic::Cbr(c) => {
@@ -328,6 +357,7 @@ impl Scenario {
                         0.0,
                         outstanding,
                         self.time_field(f.stop, end_s, i),
+                        sent,
                     )
                 }
             };
@@ -339,12 +369,11 @@ impl Scenario {
                 traffic[d as usize] += outstanding;
             }
             flows_bound += outstanding;
-            // An arrival at the end of every hop, plus a send event per CBR packet (TCP sends
-            // ride on ACK arrivals). Transmission ends where packets queue, timers and
-            // retransmissions come on top: the estimate errs low.
-            let own_sends = if f.tcp().is_some() { 0.0 } else { sent };
+            // An arrival at the end of every hop, plus a send event per CBR packet or TCP
+            // timeout (other TCP sends ride on ACK arrivals). Transmission ends where packets
+            // queue and other timers come on top: the estimate errs low.
             let flow_events =
-                own_sends + carried * data.len() as f64 + acked * ack_path.len() as f64;
+                own_events + carried * data.len() as f64 + acked * ack_path.len() as f64;
             events += flow_events;
             data_packets += sent;
             acks += acked;
@@ -485,9 +514,12 @@ mod tests {
         .unwrap();
         let e = s.estimate();
         assert_eq!(e.data_packets, 1000);
+        // Plus the timer's worst case: an expiry per max_rto (60 s) until the time limit
+        // (an hour), each resending a segment.
+        let timeouts = 3600 / 60;
         assert_eq!(
             e.events,
-            1000 + 500,
+            1000 + 500 + 2 * timeouts,
             "each data packet and each delayed ACK arrives once"
         );
         assert!(e.memory_bytes < 1 << 20, "{e:?}");
@@ -563,6 +595,24 @@ mod tests {
     }
 
     #[test]
+    fn a_timer_shorter_than_the_round_trip_counts_its_spurious_copies() {
+        // 100 ms of serialisation per segment, a 10 ms timer that never backs off: up to
+        // 100 expiries in a second, each leaving a copy in the network.
+        let s = scenario(
+            "duration = \"1s\"",
+            "rate = \"80kbps\"\ndelay = \"0s\"\nqueue = { kind = \"droptail\", limit = 100000 }",
+            "bytes = 3000\nmss = 960\noptions = { min_rto = \"10ms\", max_rto = \"10ms\", initial_rto = \"10ms\", handshake = false }",
+        )
+        .unwrap();
+        let e = s.estimate();
+        assert!(e.peak_packets >= 100, "{e:?}");
+        assert!(e.events >= 2 * 100, "{e:?}");
+        let out = crate::sim::run(&s, &crate::trace::TraceRequest::default(), false).unwrap();
+        assert!(out.summary.peak_packets <= e.peak_packets, "{:?} {e:?}", out.summary);
+        assert!(out.summary.events <= e.events, "{:?} {e:?}", out.summary);
+    }
+
+    #[test]
     fn the_same_queue_under_a_windowed_tcp_flow_is_fine() {
         scenario(
             "duration = \"10s\"",
@@ -582,7 +632,9 @@ mod tests {
         .unwrap();
         let e = s.estimate();
         assert_eq!(e.trace_bytes("cwnd"), Some(1000 * 28));
-        assert_eq!(e.trace_bytes("hops"), Some(3 * 2000 * 34));
+        // Each hop record (34 bytes): enqueue, dequeue, receive; for 1000 segments, 1000
+        // ACKs and the timer's worst case of 60 resends in the hour's time limit.
+        assert_eq!(e.trace_bytes("hops"), Some(3 * (2000 + 60) * 34));
         assert_eq!(e.trace_bytes("nope"), None);
     }
 }
