@@ -93,6 +93,9 @@ pub struct LinkDir {
     pub busy_until: SimTime,
     /// True while a `TxEnd` event is pending for this direction.
     pub tx_end_pending: bool,
+    /// The last packet size serialised and its time: a direction carries mostly one size
+    /// (segments one way, ACKs the other), and this saves a 64-bit division per packet.
+    tx_time_cache: (u32, u64),
     /// Packets on the wire or propagating, in order of arrival at the far end.
     pub pipe: VecDeque<(SimTime, PacketId)>,
     /// Counters.
@@ -122,6 +125,7 @@ impl LinkDir {
             latency,
             busy_until: SimTime::ZERO,
             tx_end_pending: false,
+            tx_time_cache: (0, 0),
             pipe: VecDeque::new(),
             stats: LinkStats::default(),
         }
@@ -133,13 +137,22 @@ impl LinkDir {
         now >= self.busy_until
     }
 
+    /// Serialisation time of a packet of `size` bytes, in nanoseconds.
+    #[inline]
+    fn tx_time(&mut self, size: u32) -> u64 {
+        if self.tx_time_cache.0 != size {
+            self.tx_time_cache = (size, self.rate.tx_time_ns(size));
+        }
+        self.tx_time_cache.1
+    }
+
     /// Starts serialising a packet of `size` bytes at `now`. Returns its arrival time at the
     /// far end when it is now the first packet of the pipe (the caller then schedules an
     /// arrival event), `None` otherwise.
     #[inline]
     pub fn start_tx(&mut self, now: SimTime, id: PacketId, size: u32) -> Option<SimTime> {
         debug_assert!(self.idle_at(now));
-        let tx = self.rate.tx_time_ns(size);
+        let tx = self.tx_time(size);
         self.busy_until = SimTime(now.0 + tx);
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += size as u64;

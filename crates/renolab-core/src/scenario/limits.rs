@@ -25,6 +25,9 @@ pub const MAX_LINKS: usize = 100_000;
 pub const MAX_NODES: usize = 20_000;
 /// Most flows a scenario may have.
 pub const MAX_FLOWS: usize = 1_000_000;
+// Events carry a flow or link-direction index in a few bits of the scheduler's key.
+const _: () = assert!(MAX_FLOWS <= crate::engine::MAX_EVENT_INDEX as usize);
+const _: () = assert!(2 * MAX_LINKS <= crate::engine::MAX_EVENT_INDEX as usize);
 
 /// Bytes of memory per packet alive: its slab slot and its queue or wire entry, doubled for
 /// the spare capacity of growing vectors.
