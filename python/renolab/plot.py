@@ -66,6 +66,21 @@ def _end_time(run: Result, frame: pd.DataFrame) -> float:
     return max(float(sim), last) if isinstance(sim, (int, float)) else last
 
 
+def _label_time_axes(ax: Axes, ylabel: str, title: str, *, from_zero: bool = True, **legend: Any) -> None:
+    """Finish a plot against time: axis labels, title, grid, both axes from 0 (unless
+    *from_zero* is false) and a legend (small font; *legend* overrides ``loc="best"`` and adds
+    options) when anything is labelled."""
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if from_zero:
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**{"loc": "best", "fontsize": "small", **legend})
+
+
 def _missing(ax: Axes, trace: str, title: str) -> None:
     ax.set_title(title)
     ax.text(
@@ -100,14 +115,7 @@ def cwnd(run: Result, *, flows: Sequence[str] | str | None = None, ssthresh: boo
             if not np.all(np.isnan(s)):
                 ax.step(t, np.append(s, s[-1:]), where="post", color=colour, lw=1.0, ls="--",
                         label=f"{flow} ssthresh", rasterized=len(t) > _RASTER_POINTS)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("window (segments)")
-    ax.set_title("Congestion window")
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    ax.grid(True, alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best", fontsize="small")
+    _label_time_axes(ax, "window (segments)", "Congestion window")
     return fig
 
 
@@ -141,12 +149,8 @@ def seq(run: Result, *, flow: str | None = None, ax: Axes | None = None) -> Figu
     mark("retransmitted", marker="o", ms=5, mfc="none", color="tab:red", label="retransmitted")
     mark("dropped", marker="x", ms=5, color="black", label="dropped")
     mark("ack_dropped", marker="+", ms=5, color="0.5", label="ACK dropped")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("sequence number (segments)")
-    ax.set_title(f"Time-sequence graph: {name}")
-    ax.grid(True, alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="upper left", fontsize="small", markerscale=1.5)
+    _label_time_axes(ax, "sequence number (segments)", f"Time-sequence graph: {name}", from_zero=False,
+                     loc="upper left", markerscale=1.5)
     return fig
 
 
@@ -179,14 +183,7 @@ def throughput(
             ax.axhline(c / 1e6, color="0.5", lw=0.8, ls="--")
         if capacities:
             ax.plot([], [], color="0.5", lw=0.8, ls="--", label="bottleneck capacity")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("throughput (Mb/s)")
-    ax.set_title(f"Throughput ({_seconds(bin_width)} bins)")
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    ax.grid(True, alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best", fontsize="small")
+    _label_time_axes(ax, "throughput (Mb/s)", f"Throughput ({_seconds(bin_width)} bins)")
     return fig
 
 
@@ -209,14 +206,7 @@ def queue(run: Result, *, links: Sequence[str] | str | None = None, ax: Axes | N
         q = part["packets"].to_numpy(dtype=np.float64)
         ax.step(t, np.append(q, q[-1:]), where="post", color=f"C{i % 10}", lw=1.0, label=link,
                 rasterized=len(t) > _RASTER_POINTS)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("queue length (packets)")
-    ax.set_title("Queue length")
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    ax.grid(True, alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best", fontsize="small")
+    _label_time_axes(ax, "queue length (packets)", "Queue length")
     return fig
 
 

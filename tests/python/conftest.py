@@ -1,12 +1,16 @@
-"""Shared fixtures: a small, fast scenario (1 Mb/s bottleneck, 100 KB transfer)."""
+"""Shared fixtures: a small, fast scenario (1 Mb/s bottleneck, 100 KB transfer); quick
+reproductions of the studies and helpers to read their outputs."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 import tomli_w
+
+from renolab.experiments.report import ClaimRow, read_claims
 
 
 def small_scenario_dict() -> dict[str, Any]:
@@ -59,3 +63,43 @@ def write_scenario(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def reproduce(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """Run ``renolab reproduce <study> --quick --out DIR --workers 2`` (asserting it exits 0) and return DIR."""
+    from renolab.cli import main
+
+    def run(study: str) -> Path:
+        target = tmp_path_factory.mktemp(study)
+        assert main(["reproduce", study, "--quick", "--out", str(target), "--workers", "2"]) == 0
+        return target
+
+    return run
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    """The rows of a CSV file with a header line, as dicts of text."""
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def report_claims(report: str) -> list[ClaimRow]:
+    """The claims table of a report.md text; fails the test when it has none."""
+    rows = read_claims(report)
+    assert rows, "no claims table in report.md"
+    return rows
+
+
+def verdicts(report: str, *fragments: str) -> list[str]:
+    """The verdict cells of every claim whose paper text contains all *fragments* (at least one)."""
+    found = [c.verdict for c in report_claims(report) if all(f in c.paper for f in fragments)]
+    assert found, f"no claim matching {fragments}"
+    return found
+
+
+def verdict(report: str, fragment: str) -> str:
+    """The verdict cell of the one claim whose paper text contains *fragment*."""
+    found = verdicts(report, fragment)
+    assert len(found) == 1, f"{len(found)} claims match {fragment!r}"
+    return found[0]

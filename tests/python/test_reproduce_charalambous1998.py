@@ -2,38 +2,17 @@
 
 from __future__ import annotations
 
-import csv
-import re
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
-from renolab.cli import main
+from conftest import read_csv, report_claims, verdict
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("charalambous1998")
-    assert main(["reproduce", "charalambous1998", "--quick", "--out", str(target), "--workers", "2"]) == 0
-    return target
-
-
-def _claims(report: str) -> list[tuple[str, str, str]]:
-    section = report.split("## Claims", 1)[1].split("\n\n|", 1)[1].split("\n\n", 1)[0]
-    rows = re.findall(r"^\| \d+ \| (.*?) \| (.*?) \| (.*?) \|$", "|" + section, flags=re.M)
-    assert rows, "no claims table in report.md"
-    return rows
-
-
-def _verdict(report: str, fragment: str) -> str:
-    found = [v for paper, _, v in _claims(report) if fragment in paper]
-    assert len(found) == 1, f"{len(found)} claims match {fragment!r}"
-    return found[0]
-
-
-def _rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+def out(reproduce: Callable[[str], Path]) -> Path:
+    return reproduce("charalambous1998")
 
 
 def test_files_exist(out: Path) -> None:
@@ -48,7 +27,7 @@ def test_files_exist(out: Path) -> None:
 
 
 def test_paper_values_beside_renolab(out: Path) -> None:
-    rows = _rows(out / "table-1.csv")
+    rows = read_csv(out / "table-1.csv")
     assert len(rows) == 12
     reno534 = next(r for r in rows if r["variant"] == "Reno" and r["rtt_ms"] == "534.0")
     assert float(reno534["paper_0.8e-7"]) == pytest.approx(1.533)
@@ -56,7 +35,7 @@ def test_paper_values_beside_renolab(out: Path) -> None:
 
 
 def test_throughput_falls_as_ber_and_rtt_grow(out: Path) -> None:
-    rows = _rows(out / "table-1-detail.csv")
+    rows = read_csv(out / "table-1-detail.csv")
     cell = {(r["variant"], float(r["rtt_ms"]), float(r["ber"])): float(r["renolab_mbps"]) for r in rows}
     for v in ("reno", "newreno", "sack"):
         # Noisiest channel: monotone in RTT; satellite path: monotone in BER.
@@ -65,22 +44,22 @@ def test_throughput_falls_as_ber_and_rtt_grow(out: Path) -> None:
         by_ber = [cell[(v, 534.0, ber)] for ber in (1e-12, 1.1e-9, 1.3e-8, 0.8e-7)]
         assert all(b < a for a, b in zip(by_ber, by_ber[1:])), (v, by_ber)
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert _verdict(report, "longer RTT means lower throughput").startswith("✅")
-    assert _verdict(report, "As the BER increases").startswith("✅")
+    assert verdict(report, "longer RTT means lower throughput").startswith("✅")
+    assert verdict(report, "As the BER increases").startswith("✅")
 
 
 def test_mathis_model_within_factor_two_where_losses_dominate(out: Path) -> None:
-    rows = [r for r in _rows(out / "table-1-detail.csv") if float(r["losses_per_test"]) >= 20]
+    rows = [r for r in read_csv(out / "table-1-detail.csv") if float(r["losses_per_test"]) >= 20]
     assert len(rows) >= 12
     for r in rows:
         assert 0.5 <= float(r["renolab_over_mathis"]) <= 2.0, r
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert _verdict(report, "Mathis").startswith("✅")
+    assert verdict(report, "Mathis").startswith("✅")
 
 
 def test_optimum_and_satellite_claims(out: Path) -> None:
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert _verdict(report, "optimal throughput of the OC-3c").startswith("✅")
-    assert _verdict(report, "about 1 % of the optimal").startswith("✅")
-    assert _verdict(report, "near-optimal").startswith("✅")
-    assert all(v.split()[0] in {"✅", "❌", "—"} for _, _, v in _claims(report))
+    assert verdict(report, "optimal throughput of the OC-3c").startswith("✅")
+    assert verdict(report, "about 1 % of the optimal").startswith("✅")
+    assert verdict(report, "near-optimal").startswith("✅")
+    assert all(v.split()[0] in {"✅", "❌", "—"} for _, _, v in report_claims(report))

@@ -2,38 +2,17 @@
 
 from __future__ import annotations
 
-import csv
-import re
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
-from renolab.cli import main
+from conftest import read_csv, report_claims, verdict
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("fickling")
-    assert main(["reproduce", "fickling", "--quick", "--out", str(target), "--workers", "2"]) == 0
-    return target
-
-
-def _claims(report: str) -> list[tuple[str, str, str]]:
-    section = report.split("## Claims", 1)[1].split("\n\n|", 1)[1].split("\n\n", 1)[0]
-    rows = re.findall(r"^\| \d+ \| (.*?) \| (.*?) \| (.*?) \|$", "|" + section, flags=re.M)
-    assert rows, "no claims table in report.md"
-    return rows
-
-
-def _verdict(report: str, fragment: str) -> str:
-    found = [v for paper, _, v in _claims(report) if fragment in paper]
-    assert len(found) == 1, f"{len(found)} claims match {fragment!r}"
-    return found[0]
-
-
-def _rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+def out(reproduce: Callable[[str], Path]) -> Path:
+    return reproduce("fickling")
 
 
 def test_files_exist(out: Path) -> None:
@@ -54,7 +33,7 @@ def test_scenarios_use_the_six_node_chain(out: Path) -> None:
 
 
 def test_vegas_avoids_loss_and_latency(out: Path) -> None:
-    rows = _rows(out / "table-r1.csv")
+    rows = read_csv(out / "table-r1.csv")
     for r in rows:
         cbr = float(r["cbr_mbps"])
         if cbr <= 8:
@@ -62,26 +41,26 @@ def test_vegas_avoids_loss_and_latency(out: Path) -> None:
             others = min(float(r[f"renolab_{v}_latency_ms"]) for v in ("tahoe", "reno", "newreno"))
             assert float(r["renolab_vegas_latency_ms"]) < others, r
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert _verdict(report, "TCP Vegas has no packet loss").startswith("✅")
+    assert verdict(report, "TCP Vegas has no packet loss").startswith("✅")
 
 
 def test_throughput_falls_with_cbr_rate(out: Path) -> None:
-    rows = sorted(_rows(out / "table-r1.csv"), key=lambda r: float(r["cbr_mbps"]))
+    rows = sorted(read_csv(out / "table-r1.csv"), key=lambda r: float(r["cbr_mbps"]))
     for v in ("tahoe", "reno", "newreno", "vegas"):
         first, last = float(rows[0][f"renolab_{v}_throughput_mbps"]), float(rows[-1][f"renolab_{v}_throughput_mbps"])
         assert first > 5.0 and last < 0.5, (v, first, last)
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert _verdict(report, "trends to zero").startswith("✅")
+    assert verdict(report, "trends to zero").startswith("✅")
 
 
 def test_fairness_claims(out: Path) -> None:
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert _verdict(report, "Two Vegas flows").startswith("✅")
-    assert _verdict(report, "Vegas gets overwhelmed").startswith("✅")
-    assert _verdict(report, "lower latency than a competing New-Reno").startswith("✅")
-    rows = _rows(out / "table-r2.csv")
+    assert verdict(report, "Two Vegas flows").startswith("✅")
+    assert verdict(report, "Vegas gets overwhelmed").startswith("✅")
+    assert verdict(report, "lower latency than a competing New-Reno").startswith("✅")
+    rows = read_csv(out / "table-r2.csv")
     vegas = [float(r["renolab_jain"]) for r in rows if r["pair"] == "vegas-vegas" and float(r["cbr_mbps"]) < 10]
     mixed = [float(r["renolab_jain"]) for r in rows if r["pair"] == "newreno-vegas" and float(r["cbr_mbps"]) < 10]
     assert min(vegas) > 0.95
     assert sum(mixed) / len(mixed) < sum(vegas) / len(vegas)
-    assert all(v.split()[0] in {"✅", "❌", "—"} for _, _, v in _claims(report))
+    assert all(v.split()[0] in {"✅", "❌", "—"} for _, _, v in report_claims(report))

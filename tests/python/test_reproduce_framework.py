@@ -9,7 +9,7 @@ import pytest
 
 from renolab import experiments
 from renolab.cli import main
-from renolab.experiments.report import Report, format_value, paper_values, slug
+from renolab.experiments.report import ClaimRow, Report, format_value, paper_values, read_claims, slug
 from renolab.experiments.runner import run_many
 
 
@@ -76,6 +76,26 @@ def test_report_writes_markdown_html_figures_tables(tmp_path: Path) -> None:
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "data:image/png;base64," in html and "<code>code</code>" in html
     assert main(["check", str(tmp_path / "scenarios" / "one-point.toml")]) == 0
+
+
+def test_read_claims_reads_back_what_write_wrote(tmp_path: Path) -> None:
+    report = Report("demo", "A demo", "Someone, 2001", tmp_path)
+    report.claim("mu falls | rises", "it does | twice", True)
+    report.claim("a number", "off by\nhalf", False)
+    report.claim("untestable", "", None)
+    report.note("## Claims\n\n| 9 | a note | not | a claim |")
+    rows = read_claims(report.write().read_text(encoding="utf-8"))
+    assert rows == [
+        ClaimRow("mu falls | rises", "it does | twice", "✅ holds"),
+        ClaimRow("a number", "off by half", "❌ does not hold"),
+        ClaimRow("untestable", "", "— not testable"),
+    ]
+    assert [r.holds for r in rows] == [c.holds for c in report.claims]
+    assert read_claims(Report("none", "No claims", "-", tmp_path / "none").write().read_text(encoding="utf-8")) == []
+    with pytest.raises(ValueError, match="no claims table"):
+        read_claims("# a report\n\nwithout claims\n")
+    with pytest.raises(ValueError, match="unknown verdict"):
+        ClaimRow("p", "m", "maybe").holds
 
 
 def test_slug_and_format() -> None:

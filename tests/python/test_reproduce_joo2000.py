@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-import csv
-import re
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
-from renolab.cli import main
+from conftest import read_csv, report_claims, verdicts
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("joo2000")
-    assert main(["reproduce", "joo2000", "--quick", "--out", str(target), "--workers", "2"]) == 0
-    return target
-
-
-def _claims(report: str) -> list[tuple[str, str, str]]:
-    section = report.split("## Claims", 1)[1].split("\n\n|", 1)[1].split("\n\n", 1)[0]
-    rows = re.findall(r"^\| \d+ \| (.*?) \| (.*?) \| (.*?) \|$", "|" + section, flags=re.M)
-    assert rows, "no claims table in report.md"
-    return rows
-
-
-def _verdicts(report: str, *fragments: str) -> list[str]:
-    found = [v for paper, _, v in _claims(report) if all(f in paper for f in fragments)]
-    assert found, f"no claim matching {fragments}"
-    return found
+def out(reproduce: Callable[[str], Path]) -> Path:
+    return reproduce("joo2000")
 
 
 def test_files_exist(out: Path) -> None:
@@ -42,8 +26,7 @@ def test_files_exist(out: Path) -> None:
 
 
 def test_every_run_classified_with_confidence_intervals(out: Path) -> None:
-    with open(out / "fig-2-data.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = read_csv(out / "fig-2-data.csv")
     assert {3, 6} <= {int(r["n"]) for r in rows}
     for r in rows:
         shares = [float(r[f"{k}_pct"]) for k in ("rto", "d1", "d2", "d3", "dmore")]
@@ -62,13 +45,12 @@ def test_table1_formulas_and_bursts_hold(out: Path) -> None:
         ("Fig. 6 (a)", "without PWD the burst"),
         ("Fig. 6 (b)", "without PWD the burst"),
     ):
-        assert all(v.startswith("✅") for v in _verdicts(report, *fragments)), fragments
-    assert all(v.split()[0] in {"✅", "❌", "—"} for _, _, v in _claims(report))
+        assert all(v.startswith("✅") for v in verdicts(report, *fragments)), fragments
+    assert all(v.split()[0] in {"✅", "❌", "—"} for _, _, v in report_claims(report))
 
 
 def test_pwd_sends_more_new_packets(out: Path) -> None:
-    with open(out / "fig-4-data.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = read_csv(out / "fig-4-data.csv")
     pooled = {True: [], False: []}
     for r in rows:
         pooled[r["pwd"] == "True"].append(float(r["mean_new_segments"]))

@@ -2,38 +2,17 @@
 
 from __future__ import annotations
 
-import csv
-import re
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
-from renolab.cli import main
+from conftest import read_csv, report_claims, verdict
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("subedi2008")
-    assert main(["reproduce", "subedi2008", "--quick", "--out", str(target), "--workers", "2"]) == 0
-    return target
-
-
-def _claims(report: str) -> list[tuple[str, str, str]]:
-    section = report.split("## Claims", 1)[1].split("\n\n|", 1)[1].split("\n\n", 1)[0]
-    rows = re.findall(r"^\| \d+ \| (.*?) \| (.*?) \| (.*?) \|$", "|" + section, flags=re.M)
-    assert rows, "no claims table in report.md"
-    return rows
-
-
-def _verdict(report: str, fragment: str) -> str:
-    found = [v for paper, _, v in _claims(report) if fragment in paper]
-    assert len(found) == 1, f"{len(found)} claims match {fragment!r}"
-    return found[0]
-
-
-def _rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+def out(reproduce: Callable[[str], Path]) -> Path:
+    return reproduce("subedi2008")
 
 
 def test_files_exist(out: Path) -> None:
@@ -48,7 +27,7 @@ def test_files_exist(out: Path) -> None:
 
 
 def test_opnet_parameter_table_matches_the_slides(out: Path) -> None:
-    for row in _rows(out / "table-1.csv"):
+    for row in read_csv(out / "table-1.csv"):
         if row["parameter"].startswith("Receive buffer"):
             assert 65535 - 1460 < float(row["renolab"]) <= 65535
         else:
@@ -56,9 +35,9 @@ def test_opnet_parameter_table_matches_the_slides(out: Path) -> None:
 
 
 def test_response_time_tables_carry_the_papers_values(out: Path) -> None:
-    wireless = {r["variant"]: r for r in _rows(out / "table-2.csv")}
+    wireless = {r["variant"]: r for r in read_csv(out / "table-2.csv")}
     assert float(wireless["Reno"]["paper_response_s"]) == 480
-    wired = {r["variant"]: r for r in _rows(out / "table-3.csv")}
+    wired = {r["variant"]: r for r in read_csv(out / "table-3.csv")}
     assert float(wired["Reno with SACK"]["paper_response_s"]) == 164
     # 10 MB over a 1.5 Mb/s core takes at least 53 s; renolab stays within 10 % of that.
     for r in wired.values():
@@ -66,17 +45,17 @@ def test_response_time_tables_carry_the_papers_values(out: Path) -> None:
 
 
 def test_goodput_never_exceeds_throughput(out: Path) -> None:
-    for r in _rows(out / "table-5.csv"):
+    for r in read_csv(out / "table-5.csv"):
         assert 0.9 < float(r["renolab_goodput_over_throughput"]) <= 1.0
 
 
 def test_robust_claims_hold(out: Path) -> None:
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert _verdict(report, "Tahoe falls back to slow start").startswith("✅")
-    assert _verdict(report, "the four algorithms have the same").startswith("✅")
-    assert _verdict(report, "Reno has the worst performance").startswith("✅")
-    assert _verdict(report, "shorter download response time than the other three").startswith("✅")
+    assert verdict(report, "Tahoe falls back to slow start").startswith("✅")
+    assert verdict(report, "the four algorithms have the same").startswith("✅")
+    assert verdict(report, "Reno has the worst performance").startswith("✅")
+    assert verdict(report, "shorter download response time than the other three").startswith("✅")
     # 0.05 % loss: Tahoe's slow starts cost more than the others' fast recoveries.
-    wired = {r["variant"]: float(r["renolab_response_s"]) for r in _rows(out / "table-3.csv")}
+    wired = {r["variant"]: float(r["renolab_response_s"]) for r in read_csv(out / "table-3.csv")}
     assert wired["Tahoe"] > wired["Reno with SACK"] and wired["Tahoe"] > wired["NewReno"]
-    assert all(v.split()[0] in {"✅", "❌", "—"} for _, _, v in _claims(report))
+    assert all(v.split()[0] in {"✅", "❌", "—"} for _, _, v in report_claims(report))

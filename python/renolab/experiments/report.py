@@ -11,6 +11,8 @@ A study module builds a :class:`Report`, adds to it in reading order and calls
     report.scenario("reno-c32-b160", scenario)                             # scenarios/*.toml
     report.write()                                                         # report.md + report.html
 
+:func:`read_claims` reads the claims table back from a written ``report.md``.
+
 Every claim the report makes must be computed from the run's data; the paper's own numbers
 come from :func:`paper_values` (``data/<study>.toml``), never typed into the study code.
 """
@@ -27,19 +29,32 @@ import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Claim", "Report", "claim_text", "format_value", "markdown_table", "paper_values", "slug"]
+__all__ = [
+    "Claim",
+    "ClaimRow",
+    "Report",
+    "claim_text",
+    "format_value",
+    "markdown_table",
+    "paper_values",
+    "read_claims",
+    "slug",
+]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 #: Marks used for a claim's verdict in report.md / report.html.
 VERDICTS = {True: "holds", False: "does not hold", None: "not testable"}
+#: The verdict cell of report.md's claims table, by :attr:`Claim.holds`.
+VERDICT_MARKS = {True: "✅ holds", False: "❌ does not hold", None: "— not testable"}
+_CLAIMS_HEADER = "| # | The paper says | renolab measured | Verdict |"
 
 
 def paper_values(study: str) -> dict[str, Any]:
@@ -162,6 +177,47 @@ class Claim:
         return VERDICTS[self.holds]
 
 
+class ClaimRow(NamedTuple):
+    """One row of the claims table of a written ``report.md``, as :func:`read_claims` returns it."""
+
+    paper: str
+    measured: str
+    #: The verdict cell as written, e.g. ``"✅ holds"`` (see :data:`VERDICT_MARKS`).
+    verdict: str
+
+    @property
+    def holds(self) -> bool | None:
+        """The verdict as :attr:`Claim.holds`; ValueError for a cell :class:`Report` does not write."""
+        for holds, mark in VERDICT_MARKS.items():
+            if self.verdict == mark:
+                return holds
+        raise ValueError(f"unknown verdict {self.verdict!r}")
+
+
+def read_claims(report_md: str) -> list[ClaimRow]:
+    """The rows of the "## Claims" table of *report_md* (the text of a ``report.md`` that
+    :meth:`Report.write` wrote), in order; ``\\|`` in a cell is read back as ``|``.
+
+    Raises ValueError when the text has no claims table or a row has the wrong number of cells.
+    """
+    lines = report_md.splitlines()
+    try:
+        start = lines.index(_CLAIMS_HEADER, lines.index("## Claims")) + 2  # after the |---| line
+    except ValueError:
+        raise ValueError("no claims table in report.md") from None
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("| "):
+            break
+        # Cells are written as " | "-separated; an escaped pipe ("\|") never has a space before it.
+        cells = line[2:].removesuffix(" |").split(" | ")
+        if len(cells) != 4:
+            raise ValueError(f"claims row with {len(cells)} cells, expected 4: {line!r}")
+        _, paper, measured, verdict = (cell.replace("\\|", "|") for cell in cells)
+        rows.append(ClaimRow(paper, measured, verdict))
+    return rows
+
+
 class Report:
     """Collects a study's outputs in *out* and writes ``report.md`` and ``report.html``.
 
@@ -274,12 +330,11 @@ class Report:
             f"{counts['not testable']} cannot be tested here. Every entry in the 'renolab measured' "
             "column is computed from this run.",
             "",
-            "| # | The paper says | renolab measured | Verdict |",
+            _CLAIMS_HEADER,
             "|---|---|---|---|",
         ]
         for i, c in enumerate(self.claims, 1):
-            mark = {True: "✅ holds", False: "❌ does not hold", None: "— not testable"}[c.holds]
-            out.append(f"| {i} | {_md_cell(c.paper)} | {_md_cell(c.measured)} | {mark} |")
+            out.append(f"| {i} | {_md_cell(c.paper)} | {_md_cell(c.measured)} | {VERDICT_MARKS[c.holds]} |")
         out.append("")
         for item in self.items:
             if item.kind == "heading":
