@@ -70,6 +70,30 @@ impl LinkStats {
     }
 }
 
+/// A packet on the wire or propagating.
+#[derive(Debug, Clone, Copy)]
+pub struct InFlight {
+    /// When it reaches the far end.
+    pub arrival: SimTime,
+    /// Insertion number of its arrival event, reserved when it started serialising.
+    pub seq: u64,
+    /// The packet.
+    pub id: PacketId,
+}
+
+/// Scheduler insertion numbers reserved when a transmission starts, as ns-2's link does:
+/// it schedules the packet's arrival at the far end, then the end of its transmission, the
+/// moment it starts sending. Events scheduled later (the engine schedules only the pipe's
+/// head arrival, and a transmission end only when packets wait) still break ties with
+/// other same-time events in ns-2's order.
+#[derive(Debug, Clone, Copy)]
+pub struct TxSeqs {
+    /// For the packet's arrival.
+    pub arrival: u64,
+    /// For the end of its transmission.
+    pub end: u64,
+}
+
 /// One direction of a link.
 #[derive(Debug)]
 pub struct LinkDir {
@@ -96,8 +120,11 @@ pub struct LinkDir {
     /// The last packet size serialised and its time: a direction carries mostly one size
     /// (segments one way, ACKs the other), and this saves a 64-bit division per packet.
     tx_time_cache: (u32, u64),
-    /// Packets on the wire or propagating, in order of arrival at the far end.
-    pub pipe: VecDeque<(SimTime, PacketId)>,
+    /// Packets on the wire or propagating, in order of arrival at the far end, each with
+    /// its arrival time and the scheduler insertion number reserved for its arrival event.
+    pub pipe: VecDeque<InFlight>,
+    /// Scheduler insertion number reserved for the end of the transmission in progress.
+    pub tx_end_seq: u64,
     /// Counters.
     pub stats: LinkStats,
 }
@@ -127,6 +154,7 @@ impl LinkDir {
             tx_end_pending: false,
             tx_time_cache: (0, 0),
             pipe: VecDeque::new(),
+            tx_end_seq: 0,
             stats: LinkStats::default(),
         }
     }
@@ -146,32 +174,44 @@ impl LinkDir {
         self.tx_time_cache.1
     }
 
-    /// Starts serialising a packet of `size` bytes at `now`. Returns its arrival time at the
-    /// far end when it is now the first packet of the pipe (the caller then schedules an
-    /// arrival event), `None` otherwise.
+    /// Starts serialising a packet of `size` bytes at `now`. Returns its arrival time and
+    /// event number at the far end when it is now the first packet of the pipe (the caller
+    /// then schedules an arrival event), `None` otherwise.
     #[inline]
-    pub fn start_tx(&mut self, now: SimTime, id: PacketId, size: u32) -> Option<SimTime> {
+    pub fn start_tx(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        size: u32,
+        seqs: TxSeqs,
+    ) -> Option<(SimTime, u64)> {
         debug_assert!(self.idle_at(now));
         let tx = self.tx_time(size);
         self.busy_until = SimTime(now.0 + tx);
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += size as u64;
         self.stats.busy_ns += tx;
+        self.tx_end_seq = seqs.end;
         let earliest = self.busy_until + self.delay;
+        let flight = |arrival| InFlight {
+            arrival,
+            seq: seqs.arrival,
+            id,
+        };
         let Some(latency) = &mut self.latency else {
-            self.pipe.push_back((earliest, id));
-            return (self.pipe.len() == 1).then_some(earliest);
+            self.pipe.push_back(flight(earliest));
+            return (self.pipe.len() == 1).then_some((earliest, seqs.arrival));
         };
         if latency.allows_reordering() {
             let arrival = earliest + latency.draw();
-            let at = self.pipe.partition_point(|&(t, _)| t <= arrival);
-            self.pipe.insert(at, (arrival, id));
-            (at == 0).then_some(arrival)
+            let at = self.pipe.partition_point(|p| p.arrival <= arrival);
+            self.pipe.insert(at, flight(arrival));
+            (at == 0).then_some((arrival, seqs.arrival))
         } else {
-            let last = self.pipe.back().map_or(SimTime::ZERO, |&(t, _)| t);
+            let last = self.pipe.back().map_or(SimTime::ZERO, |p| p.arrival);
             let arrival = latency.arrival(earliest, last);
-            self.pipe.push_back((arrival, id));
-            (self.pipe.len() == 1).then_some(arrival)
+            self.pipe.push_back(flight(arrival));
+            (self.pipe.len() == 1).then_some((arrival, seqs.arrival))
         }
     }
 }

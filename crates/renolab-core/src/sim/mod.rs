@@ -18,6 +18,7 @@ pub use results::{
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::{Event, Scheduler, TimerSlot};
 use crate::loss::LossCause;
+use crate::net::link::{InFlight, TxSeqs};
 use crate::net::{LinkDir, Packet, PacketId, PacketKind, PacketPool, Routes};
 use crate::queue::{QueueDrop, Queued};
 use crate::scenario::{Scenario, Variant};
@@ -352,8 +353,9 @@ impl<T: Tracer> Simulation<T> {
         let link = &mut self.dirs[d as usize];
         if !transmitting && !link.tx_end_pending && link.queue.may_bypass_when_idle(size) {
             // Fast path: an idle wire and a queue with nothing to decide.
-            if let Some(arrival) = link.start_tx(now, id, size) {
-                self.sched.schedule(arrival, Event::Arrive { dir: d });
+            let seqs = reserve_tx(&mut self.sched);
+            if let Some((arrival, seq)) = link.start_tx(now, id, size, seqs) {
+                self.sched.schedule_reserved(arrival, seq, Event::Arrive { dir: d });
             }
             if T::ENABLED {
                 let p = *self.pool.get(id);
@@ -381,8 +383,8 @@ impl<T: Tracer> Simulation<T> {
                 link.stats.max_queue = link.stats.max_queue.max(link.queue.len() as u64);
                 if !link.tx_end_pending {
                     link.tx_end_pending = true;
-                    let at = link.busy_until;
-                    self.sched.schedule(at, Event::TxEnd { dir: d });
+                    let (at, seq) = (link.busy_until, link.tx_end_seq);
+                    self.sched.schedule_reserved(at, seq, Event::TxEnd { dir: d });
                 }
             }
             Err(cause) => dropped.push((id, cause)),
@@ -423,13 +425,14 @@ impl<T: Tracer> Simulation<T> {
             .dequeue(now, &mut |victim, cause| dropped.push((victim, cause)))
         {
             let size = self.pool.get(id).size;
-            if let Some(arrival) = link.start_tx(now, id, size) {
-                self.sched.schedule(arrival, Event::Arrive { dir: d });
+            let seqs = reserve_tx(&mut self.sched);
+            if let Some((arrival, seq)) = link.start_tx(now, id, size, seqs) {
+                self.sched.schedule_reserved(arrival, seq, Event::Arrive { dir: d });
             }
             if !link.queue.is_empty() {
                 link.tx_end_pending = true;
-                let at = link.busy_until;
-                self.sched.schedule(at, Event::TxEnd { dir: d });
+                let (at, seq) = (link.busy_until, link.tx_end_seq);
+                self.sched.schedule_reserved(at, seq, Event::TxEnd { dir: d });
             }
             if T::ENABLED {
                 let p = *self.pool.get(id);
@@ -444,15 +447,16 @@ impl<T: Tracer> Simulation<T> {
         let link = &mut self.dirs[d as usize];
         // With reordering latency an earlier packet may have taken the head after this event
         // was scheduled: the entry is then stale.
-        let Some(&(at, id)) = link.pipe.front() else {
+        let Some(&InFlight { arrival, id, .. }) = link.pipe.front() else {
             return;
         };
-        if at != now {
+        if arrival != now {
             return;
         }
         link.pipe.pop_front();
-        if let Some(&(next, _)) = link.pipe.front() {
-            self.sched.schedule(next, Event::Arrive { dir: d });
+        if let Some(next) = link.pipe.front() {
+            let event = Event::Arrive { dir: d };
+            self.sched.schedule_reserved(next.arrival, next.seq, event);
         }
         if !link.losses.is_empty() {
             let packet = *self.pool.get(id);
@@ -746,7 +750,7 @@ impl<T: Tracer> Simulation<T> {
         let mut data_in_net = vec![0u64; self.flows.len()];
         let mut acks_in_net = vec![0u64; self.flows.len()];
         for link in &self.dirs {
-            for id in link.queue.iter().chain(link.pipe.iter().map(|&(_, id)| id)) {
+            for id in link.queue.iter().chain(link.pipe.iter().map(|p| p.id)) {
                 let p = self.pool.get(id);
                 if p.kind.is_forward() {
                     data_in_net[p.flow as usize] += 1;
@@ -808,5 +812,16 @@ impl<T: Tracer> Simulation<T> {
             }
         }
         Ok(())
+    }
+}
+
+/// Reserves the insertion numbers of a transmission's arrival and end events, in ns-2's order
+/// (see [`TxSeqs`]).
+#[inline]
+fn reserve_tx(sched: &mut Scheduler) -> TxSeqs {
+    let arrival = sched.reserve();
+    TxSeqs {
+        arrival,
+        end: sched.reserve(),
     }
 }
