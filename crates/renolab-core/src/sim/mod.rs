@@ -363,7 +363,7 @@ impl<T: Tracer> Simulation<T> {
             }
             return;
         }
-        let mut dropped = std::mem::take(&mut self.queue_drops);
+        let dropped = &mut self.queue_drops;
         let offered = link.queue.enqueue(
             now,
             Queued::new(id, size, flow),
@@ -374,8 +374,7 @@ impl<T: Tracer> Simulation<T> {
             // Idle wire and no transmission end pending, so the queue was empty: start now,
             // as if a transmission had just ended (RED has seen the arrival).
             Ok(()) if !transmitting && !link.tx_end_pending => {
-                self.drop_queued(now, d, &mut dropped);
-                self.queue_drops = dropped;
+                self.drop_queued(now, d);
                 self.on_tx_end(now, d);
                 return;
             }
@@ -389,14 +388,17 @@ impl<T: Tracer> Simulation<T> {
             }
             Err(cause) => dropped.push((id, cause)),
         }
-        self.drop_queued(now, d, &mut dropped);
-        self.queue_drops = dropped;
+        self.drop_queued(now, d);
     }
 
-    /// Drops the packets a queue refused or pushed out, counting them on direction `d`.
+    /// Drops the packets direction `d`'s queue refused or pushed out (gathered in
+    /// `queue_drops`), counting them.
     #[inline]
-    fn drop_queued(&mut self, now: SimTime, d: u32, victims: &mut Vec<(PacketId, QueueDrop)>) {
-        for (victim, cause) in victims.drain(..) {
+    fn drop_queued(&mut self, now: SimTime, d: u32) {
+        // Indexing rather than draining: dropping needs `&mut self`, and taking the vector
+        // out and back costs more than the drops themselves on the common empty path.
+        for i in 0..self.queue_drops.len() {
+            let (victim, cause) = self.queue_drops[i];
             self.dirs[d as usize].stats.count_queue_drop(cause);
             let cause = match cause {
                 QueueDrop::Overflow => DropCause::Overflow,
@@ -405,6 +407,7 @@ impl<T: Tracer> Simulation<T> {
             };
             self.drop_packet(now, victim, Some((d, cause)));
         }
+        self.queue_drops.clear();
         if T::ENABLED {
             self.trace_queue(now, d);
         }
@@ -417,7 +420,7 @@ impl<T: Tracer> Simulation<T> {
     }
 
     fn on_tx_end(&mut self, now: SimTime, d: u32) {
-        let mut dropped = std::mem::take(&mut self.queue_drops);
+        let dropped = &mut self.queue_drops;
         let link = &mut self.dirs[d as usize];
         link.tx_end_pending = false;
         if let Some(id) = link
@@ -439,8 +442,7 @@ impl<T: Tracer> Simulation<T> {
                 self.tracer.hop(now, d, HopEvent::Dequeue, &p, id.0);
             }
         }
-        self.drop_queued(now, d, &mut dropped);
-        self.queue_drops = dropped;
+        self.drop_queued(now, d);
     }
 
     fn on_arrive(&mut self, now: SimTime, d: u32) {
