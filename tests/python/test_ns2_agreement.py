@@ -19,8 +19,9 @@ from renolab.experiments import lee2001
 NS2_DIR = Path(__file__).resolve().parents[1] / "ns2"
 REFERENCE = NS2_DIR / "lee2001_reference.csv"
 
-#: Points known to disagree by more than 2 %, each explained in docs/validation.md.
-KNOWN_OUTLIERS = {("vegas", "0", "2", "10")}
+#: Points known to disagree by more than 2 %, each explained in docs/validation.md (none
+#: since renolab's Vegas follows tcp-vegas.cc).
+KNOWN_OUTLIERS: set[tuple[str, str, str, str]] = set()
 
 
 def reference_rows() -> list[dict[str, str]]:

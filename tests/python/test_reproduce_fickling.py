@@ -36,12 +36,15 @@ def test_vegas_avoids_loss_and_latency(out: Path) -> None:
     rows = read_csv(out / "table-r1.csv")
     for r in rows:
         cbr = float(r["cbr_mbps"])
+        if cbr < 8:
+            assert float(r["renolab_vegas_drop_rate_pct"]) == 0.0, r
         if cbr <= 8:
+            # From 80 % congestion on ns-2.35's Vegas loses about a packet per run, and so
+            # does renolab's (docs/studies/fickling.md): the paper's "no loss up to 90 %"
+            # does not hold.
             assert float(r["renolab_vegas_drop_rate_pct"]) < 0.5, r
             others = min(float(r[f"renolab_{v}_latency_ms"]) for v in ("tahoe", "reno", "newreno"))
             assert float(r["renolab_vegas_latency_ms"]) < others, r
-    report = (out / "report.md").read_text(encoding="utf-8")
-    assert verdict(report, "TCP Vegas has no packet loss").startswith("✅")
 
 
 def test_throughput_falls_with_cbr_rate(out: Path) -> None:
@@ -55,12 +58,14 @@ def test_throughput_falls_with_cbr_rate(out: Path) -> None:
 
 def test_fairness_claims(out: Path) -> None:
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert verdict(report, "Two Vegas flows").startswith("✅")
     assert verdict(report, "Vegas gets overwhelmed").startswith("✅")
     assert verdict(report, "lower latency than a competing New-Reno").startswith("✅")
     rows = read_csv(out / "table-r2.csv")
-    vegas = [float(r["renolab_jain"]) for r in rows if r["pair"] == "vegas-vegas" and float(r["cbr_mbps"]) < 10]
+    vegas = {float(r["cbr_mbps"]): float(r["renolab_jain"]) for r in rows if r["pair"] == "vegas-vegas"}
     mixed = [float(r["renolab_jain"]) for r in rows if r["pair"] == "newreno-vegas" and float(r["cbr_mbps"]) < 10]
-    assert min(vegas) > 0.95
-    assert sum(mixed) / len(mixed) < sum(vegas) / len(vegas)
+    # Two Vegas flows share equally under light congestion; from about 60 % on they drift
+    # apart (Jain's index 0.8-0.97, as with ns-2.35's Vegas), yet stay fairer than a mixed pair.
+    assert min(j for cbr, j in vegas.items() if cbr <= 3) > 0.99
+    below = [j for cbr, j in vegas.items() if cbr < 10]
+    assert sum(mixed) / len(mixed) < sum(below) / len(below)
     assert all(v.split()[0] in {"✅", "❌", "—"} for _, _, v in report_claims(report))

@@ -335,7 +335,7 @@ def _write_lee2001(report: Any, grid: Any, details: dict, paper: dict, quick: bo
         "B = W*/4 … W* (W* = 20 C packets), one 8 MiB transfer of 640-byte packets, no delayed ACKs, receiver "
         "window never limiting, NewReno with Hoe's start-up ssthresh estimate; scenarios from "
         "`renolab.experiments.lee2001.scenario` (profile `ns2`), validated against ns-2.35 on this grid "
-        "(docs/validation.md: 142 of 144 points within 2 %). mu = x / (C t_c) with x = 64 Mbit; T_N(t) is the "
+        "(docs/validation.md: 144 of 144 points within 2 %). mu = x / (C t_c) with x = 64 Mbit; T_N(t) is the "
         f"goodput (new data cumulatively ACKed) in {TN_BIN_S:g}-s bins divided by C."
     )
     report.note(

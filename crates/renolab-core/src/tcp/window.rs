@@ -25,6 +25,13 @@ impl Window {
         (self.0 >> FRAC_BITS).min(u32::MAX as u64) as u32
     }
 
+    /// The window nearest below `segments` (negative counts as zero): the whole segments of
+    /// both agree, as ns-2's `int(cwnd_)` of its double window.
+    pub fn from_f64(segments: f64) -> Self {
+        // Scaling by a power of two is exact, so the cast truncates exactly.
+        Window((segments.max(0.0) * ONE as f64) as u64)
+    }
+
     /// The window as a float, for traces and reports only.
     pub fn as_f64(self) -> f64 {
         self.0 as f64 / ONE as f64

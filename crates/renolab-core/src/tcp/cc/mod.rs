@@ -33,8 +33,9 @@ pub trait CongestionControl {
     /// Loss inferred from duplicate ACKs. `window` is what the threshold halves: the flight
     /// size (RFC 5681) or ns-2's `windowd()` = min(cwnd + inflation, receiver window).
     fn on_fast_retransmit(&mut self, now: SimTime, window: Window);
-    /// The retransmission timer expired; `window` as for [`Self::on_fast_retransmit`].
-    fn on_timeout(&mut self, window: Window);
+    /// The retransmission timer expired at `now`; `window` as for
+    /// [`Self::on_fast_retransmit`].
+    fn on_timeout(&mut self, now: SimTime, window: Window);
     /// Partial window deflation (RFC 6582 §3.2 step 5): take `segments` off the window,
     /// never below one segment.
     fn deflate(&mut self, segments: u32);
@@ -102,8 +103,8 @@ impl CongestionControl for Cc {
     fn on_fast_retransmit(&mut self, now: SimTime, window: Window) {
         dispatch!(self, c => c.on_fast_retransmit(now, window))
     }
-    fn on_timeout(&mut self, window: Window) {
-        dispatch!(self, c => c.on_timeout(window))
+    fn on_timeout(&mut self, now: SimTime, window: Window) {
+        dispatch!(self, c => c.on_timeout(now, window))
     }
     fn deflate(&mut self, segments: u32) {
         dispatch!(self, c => c.deflate(segments))

@@ -140,9 +140,9 @@ impl CongestionControl for NewReno {
         self.reno.on_fast_retransmit(now, window);
     }
 
-    fn on_timeout(&mut self, window: Window) {
+    fn on_timeout(&mut self, now: SimTime, window: Window) {
         self.hoe = None;
-        self.reno.on_timeout(window);
+        self.reno.on_timeout(now, window);
     }
 
     fn deflate(&mut self, segments: u32) {

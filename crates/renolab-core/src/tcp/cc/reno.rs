@@ -57,7 +57,7 @@ impl CongestionControl for Reno {
         };
     }
 
-    fn on_timeout(&mut self, window: Window) {
+    fn on_timeout(&mut self, _now: SimTime, window: Window) {
         // RFC 5681 §3.1 eq. 4 and "Loss Window" = 1 segment.
         self.ssthresh = halved_ssthresh(window);
         self.cwnd = Window::segments(1);
@@ -109,7 +109,7 @@ mod tests {
     #[test]
     fn timeout_collapses_to_one_segment_and_ssthresh_never_below_two() {
         let mut r = Reno::new(20, 1000, false);
-        r.on_timeout(Window::segments(3));
+        r.on_timeout(T, Window::segments(3));
         assert_eq!(r.cwnd(), Window::segments(1));
         assert_eq!(r.ssthresh(), Window::segments(2));
     }

@@ -33,12 +33,12 @@ impl CongestionControl for Tahoe {
         self.0.on_ack(now, ack, acked);
     }
 
-    fn on_fast_retransmit(&mut self, _now: SimTime, window: Window) {
-        self.0.on_timeout(window);
+    fn on_fast_retransmit(&mut self, now: SimTime, window: Window) {
+        self.0.on_timeout(now, window);
     }
 
-    fn on_timeout(&mut self, window: Window) {
-        self.0.on_timeout(window);
+    fn on_timeout(&mut self, now: SimTime, window: Window) {
+        self.0.on_timeout(now, window);
     }
 
     /// Tahoe has no fast recovery, hence no partial window deflation.

@@ -1,16 +1,52 @@
 //! TCP Vegas (Brakmo & Peterson, 1994/1995), as ns-2.35's `Agent/TCP/Vegas` runs it.
 //!
-//! Once per RTT Vegas compares the rate it expects with the window it has (cwnd / BaseRTT)
-//! against the rate it gets (cwnd / average RTT of the last round); the difference, in
-//! segments, is its estimate of its own backlog at the bottleneck:
-//! `diff = cwnd * (1 - BaseRTT / RTT)`.
-//! - Congestion avoidance: grow by one segment if `diff < alpha`, shrink by one if
-//!   `diff > beta`, else hold.
-//! - Modified slow start: double the window only every other RTT, and leave slow start
-//!   when `diff > gamma`.
+//! Once per round trip Vegas compares the rate it expects with the rate it gets: `expect =
+//! (in flight + 1) / BaseRTT`, `actual = segments sent in the last round / that round's mean
+//! RTT`; `delta = (expect - actual) * BaseRTT`, rounded, is its estimate in segments of its
+//! own data waiting in queues.
+//! - Slow start doubles the window only every other round (one segment per ACK in the
+//!   growing rounds), so that the rounds in between measure a steady window; it ends for
+//!   good (ssthresh 2) with a one-eighth cut when `delta > gamma`.
+//! - Congestion avoidance: `delta > beta` takes one segment off at once; `delta < alpha`
+//!   adds `1/cwnd` per ACK through the next round; otherwise the window holds.
+//! - Either grows only while the window is in use (at most two segments of it idle).
 //! - Loss: a fine-grained per-segment timeout lets the sender retransmit on the first
-//!   duplicate ACK ([`Vegas::segment_expired`]); a fast retransmit cuts the window by a
-//!   quarter rather than a half.
+//!   duplicate ACK ([`Vegas::segment_expired`]) and on the two new ACKs that follow a
+//!   retransmission ([`Vegas::worried_and_expired`]); a retransmission cuts the window by a
+//!   quarter (to 2 from at most 3, by half for a segment already retransmitted), once per
+//!   window of data. A coarse timeout restarts from two segments.
+//!
+//! Both dialects follow this rule, ns-2's `tcp-vegas.cc` (a port of the Arizona / USC
+//! implementation): it is a faithful reading of the paper (every other round in slow start,
+//! expected against actual rate once per round, linear change in congestion avoidance, the
+//! quarter cut), and its details are those of the implementation the studies ran. They
+//! matter and are kept exactly:
+//! - the RTT sample of the ACK that ends a round counts towards the next round, and a round
+//!   without samples lasts the time since it began;
+//! - the first ACK sets BaseRTT to the time since the first send, and its round does not
+//!   grow;
+//! - "in flight + 1" is ns-2's `t_seqno_ - last_ack_`, taken before the ACK's own sends: it
+//!   counts the segment just acknowledged. One segment less lowers `delta` by one, and on a
+//!   fast path slow start then lasts rounds longer;
+//! - the window is a double like ns-2's, so that its fractions add up to the same whole
+//!   segments.
+//!
+//! Under the rfc dialect the sender recovers from losses as Reno does (its own inflation by
+//! duplicate ACKs), with this controller's cut. The ns-2 dialect
+//! ([`Vegas::reproduce_ns2_artefacts`]) instead drives ns-2's duplicate-ACK handling
+//! (inflation of this window by the duplicates, deflation on the next new ACK) through
+//! [`Vegas::on_ns2_retransmit`], [`Vegas::on_ns2_dup_ack`] and [`Vegas::end_ns2_inflation`],
+//! and adds what is an artefact of ns-2's bookkeeping. ns-2 keeps a ring of `window_`
+//! per-segment records with send times relative to the first send:
+//! - a record reading 0 means "none", so segments sent at the first instant give no sample;
+//! - an ACK whose range wraps around the ring clears none of the records it covers, so the
+//!   segments later sent into those slots count as retransmitted (no sample; a loss of one
+//!   halves the window);
+//! - the slot of a segment not sent yet is read too (a cleared one as "1 s before the first
+//!   send"), so after a retransmission the segment that follows an ACK of everything is
+//!   "expired" and sent twice.
+//!
+//! See docs/ns2-behaviour.md §6.
 
 use std::collections::VecDeque;
 
@@ -39,28 +75,65 @@ impl Default for VegasConfig {
     }
 }
 
+/// What Vegas remembers of a segment it sent.
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    /// Last transmission.
+    at: SimTime,
+    /// Transmissions so far (in the ns-2 dialect possibly plus a stale count).
+    transmissions: u32,
+}
+
+/// The fine-grained retransmission timeout: Jacobson's estimator on the exact clock, in
+/// seconds (ns-2 `v_sa_` = 8 × smoothed RTT, `v_sd_` = 4 × mean deviation, `v_timeout_`).
+#[derive(Clone, Copy, Debug)]
+struct FineTimer {
+    sa: f64,
+    sd: f64,
+    timeout: f64,
+}
+
 /// Vegas's state.
 #[derive(Clone, Debug)]
 pub struct Vegas {
     config: VegasConfig,
-    cwnd: Window,
-    ssthresh: Window,
-    /// Smallest RTT seen: the propagation and serialisation delay with empty queues.
-    base_rtt: Option<SimDuration>,
-    /// The current round ends when an ACK covers this segment.
-    round_end: u32,
-    rtt_sum: u64,
-    rtt_count: u64,
-    /// Slow start grows only in every other round.
-    grow_this_round: bool,
-    /// Send time and "was retransmitted" of segments `first_seq ..`.
-    sent: VecDeque<(SimTime, bool)>,
+    /// Segments, a double as ns-2's `cwnd_`.
+    cwnd: f64,
+    ssthresh: u32,
+    /// ns-2 dialect: the slots of ns-2's per-segment ring.
+    ns2_ring: Option<u32>,
+    /// When the first segment left (ns-2 `firstsent_`).
+    origin: Option<SimTime>,
+    /// Oldest unacknowledged segment.
     first_seq: u32,
-    /// Fine-grained smoothed RTT and deviation (ns), for the early retransmission.
-    srtt: u64,
-    rttvar: u64,
-    /// Segment sent at the last window decrease: one decrease per loss window.
-    decreased_at: u32,
+    /// Next segment to send (ns-2 `t_seqno_`); behind the highest sent after a timeout.
+    next_seq: u32,
+    /// Segments `first_seq ..` sent so far.
+    sent: VecDeque<Sent>,
+    /// ns-2 dialect: acknowledged segments whose ring slot was left uncleared, with their
+    /// records, oldest first.
+    uncleared: VecDeque<(u32, Sent)>,
+    /// Smallest RTT seen, seconds: the path with empty queues.
+    base_rtt: f64,
+    /// `None` until the first ACK.
+    fine: Option<FineTimer>,
+    /// The current round ends with the ACK of this segment (ns-2 `v_begseq_`)...
+    round_seq: u32,
+    /// ...and began then (ns-2 `v_begtime_`).
+    round_began: SimTime,
+    /// The round's RTT samples so far, seconds.
+    rtt_sum: f64,
+    rtt_count: u32,
+    /// Growth per new ACK decided at the end of the last round (ns-2 `v_incr_`).
+    increment: f64,
+    /// Slow start grows in rounds where this is set (ns-2 `v_inc_flag_`).
+    growing_round: bool,
+    /// When the window was last cut for a loss (ns-2 `t_cwnd_changed_`).
+    cut_at: SimTime,
+    /// The window the last cut left, before inflation by duplicate ACKs (ns-2
+    /// `v_newcwnd_`). 0 before the first cut, as ns-2's field (never initialised, in
+    /// practice zero): deflating to it stalls sending until the timer fires.
+    cut_window: f64,
     /// New ACKs after a retransmission still to be checked for expired segments (ns-2
     /// `v_worried_`).
     worried: u32,
@@ -71,42 +144,76 @@ impl Vegas {
     pub fn new(initial_window: u32, initial_ssthresh: u32, config: VegasConfig) -> Self {
         Vegas {
             config,
-            cwnd: Window::segments(initial_window.max(1)),
-            ssthresh: Window::segments(initial_ssthresh.max(2)),
-            base_rtt: None,
-            round_end: 0,
-            rtt_sum: 0,
-            rtt_count: 0,
-            // The first ACK ends round 0 and toggles this on: slow start grows in round 1.
-            grow_this_round: false,
-            sent: VecDeque::new(),
+            cwnd: initial_window.max(1) as f64,
+            ssthresh: initial_ssthresh.max(2),
+            ns2_ring: None,
+            origin: None,
             first_seq: 0,
-            srtt: 0,
-            rttvar: 0,
-            decreased_at: 0,
+            next_seq: 0,
+            sent: VecDeque::new(),
+            uncleared: VecDeque::new(),
+            base_rtt: f64::INFINITY,
+            fine: None,
+            round_seq: 0,
+            round_began: SimTime::ZERO,
+            rtt_sum: 0.0,
+            rtt_count: 0,
+            increment: 0.0,
+            // The first ACK ends round 0 and clears this: slow start first grows in round 2.
+            growing_round: true,
+            cut_at: SimTime::ZERO,
+            cut_window: 0.0,
             worried: 0,
         }
     }
 
-    /// Smallest RTT observed.
-    pub fn base_rtt(&self) -> Option<SimDuration> {
-        self.base_rtt
+    /// Follow ns-2 in what the module doc lists as its artefacts; its ring has `slots`
+    /// records (`window_`, the receiver window).
+    pub fn reproduce_ns2_artefacts(&mut self, slots: u32) {
+        self.ns2_ring = Some(slots.max(1));
     }
 
-    fn next_seq(&self) -> u32 {
+    fn end_of_sent(&self) -> u32 {
         self.first_seq + self.sent.len() as u32
     }
 
-    /// True if segment `seq` has been out longer than the fine-grained timeout
-    /// (srtt + 4 rttvar): Vegas then retransmits on the first duplicate ACK.
+    fn record(&self, seq: u32) -> Option<Sent> {
+        let i = seq.checked_sub(self.first_seq)?;
+        self.sent.get(i as usize).copied()
+    }
+
+    /// ns-2 dialect: the uncleared record still in the ring slot of unsent segment `seq`.
+    fn stale_slot(&self, seq: u32) -> Option<Sent> {
+        let m = self.ns2_ring?;
+        match self.uncleared.front() {
+            Some(&(old, s)) if old.checked_add(m) == Some(seq) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// True if segment `seq` has been out at least the fine-grained timeout: Vegas then
+    /// retransmits it on the first duplicate ACK.
+    ///
+    /// In the ns-2 dialect the ring slot of a segment not sent yet is read as well: an
+    /// uncleared slot gives the send time of the segment before, a cleared one "1 s before
+    /// the first send"; so the segment after a cumulative ACK of everything is nearly always
+    /// "expired", and after a retransmission ([`Self::worried_and_expired`]) ns-2 sends it
+    /// twice.
     pub fn segment_expired(&self, now: SimTime, seq: u32) -> bool {
-        if self.srtt == 0 || seq < self.first_seq {
+        let Some(fine) = self.fine else {
             return false;
-        }
-        match self.sent.get((seq - self.first_seq) as usize) {
-            Some(&(at, _)) => now.saturating_since(at).as_nanos() > self.srtt + 4 * self.rttvar,
-            None => false,
-        }
+        };
+        let elapsed = match (self.record(seq), self.origin) {
+            (Some(s), _) => secs(now.saturating_since(s.at)),
+            (None, Some(origin)) if self.ns2_ring.is_some() && seq == self.end_of_sent() => {
+                match self.stale_slot(seq) {
+                    Some(s) => secs(now.saturating_since(s.at)),
+                    None => secs(now.saturating_since(origin)) + 1.0,
+                }
+            }
+            _ => return false,
+        };
+        elapsed >= fine.timeout
     }
 
     /// On the first two new ACKs after a retransmission: true if segment `seq` (the one
@@ -124,174 +231,437 @@ impl Vegas {
         expired
     }
 
-    fn on_rtt_sample(&mut self, rtt: SimDuration) {
-        let r = rtt.as_nanos().max(1);
-        self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
-        self.rtt_sum += r;
-        self.rtt_count += 1;
-        if self.srtt == 0 {
-            self.srtt = r;
-            self.rttvar = r / 2;
+    /// The lost segment `first_seq` is retransmitted on duplicate ACKs. Backs off the fine
+    /// timer and decides the cut from `window` (what may be outstanding, ns-2's `window()`);
+    /// returns the cut window, if the lost segment left after the last cut, and whether this
+    /// is its first retransmission.
+    fn loss(&mut self, now: SimTime, window: Window) -> (Option<f64>, bool) {
+        self.worried = 2.min(self.next_seq + 1 - self.first_seq);
+        let lost = self.record(self.first_seq);
+        let again = lost.is_some_and(|s| s.transmissions > 1);
+        if let Some(f) = &mut self.fine {
+            if again {
+                f.timeout *= 2.0;
+            } else {
+                f.timeout += f.timeout / 8.0;
+            }
+        }
+        // One cut per window of data: only for a segment sent after the last cut.
+        if lost.is_none_or(|s| s.at <= self.cut_at) {
+            return (None, !again);
+        }
+        let win = window.whole();
+        let win = if win <= 3 {
+            2
+        } else if again {
+            win / 2
         } else {
-            self.rttvar = (3 * self.rttvar + self.srtt.abs_diff(r)) / 4;
-            self.srtt = (7 * self.srtt + r) / 8;
+            win - win / 4
+        };
+        self.cut_at = now;
+        (Some(win as f64), !again)
+    }
+
+    /// Any ACK, duplicates included: the first starts the fine-grained timer and BaseRTT
+    /// from the time since the first send (one round trip).
+    pub fn on_any_ack(&mut self, now: SimTime) {
+        if self.fine.is_some() {
+            return;
+        }
+        let rtt = secs(now.saturating_since(self.origin.unwrap_or(now)));
+        self.base_rtt = rtt;
+        let (sa, sd) = (8.0 * rtt, rtt);
+        self.fine = Some(FineTimer {
+            sa,
+            sd,
+            timeout: (sa / 4.0 + sd) / 2.0,
+        });
+    }
+
+    /// ns-2 dialect: segment `first_seq` is retransmitted on the `dupacks`-th duplicate
+    /// ACK. A cut window is inflated by the duplicates so far (ns-2's `cwnd_ = v_newcwnd_ +
+    /// dupacks_`). Returns true if this is the segment's first retransmission.
+    pub fn on_ns2_retransmit(&mut self, now: SimTime, window: Window, dupacks: u32) -> bool {
+        let (cut, first) = self.loss(now, window);
+        if let Some(w) = cut {
+            self.cut_window = w;
+            self.cwnd = w + dupacks as f64;
+        }
+        first
+    }
+
+    /// ns-2 dialect: a duplicate ACK beyond the threshold inflates the window by one.
+    pub fn on_ns2_dup_ack(&mut self) {
+        self.cwnd += 1.0;
+    }
+
+    /// ns-2 dialect: the first new ACK after duplicates beyond the threshold takes the
+    /// inflation back, and slow start is over.
+    pub fn end_ns2_inflation(&mut self) {
+        if self.cwnd > self.cut_window {
+            self.cwnd = self.cut_window;
+            self.ssthresh = 2;
         }
     }
 
-    /// The end of a round: compare expected and actual rates.
-    fn end_round(&mut self) {
-        if let (Some(base), true) = (self.base_rtt, self.rtt_count > 0) {
-            let rtt = (self.rtt_sum / self.rtt_count).max(1) as f64;
-            let base = base.as_nanos() as f64;
-            // (expected - actual) * BaseRTT, in segments.
-            let diff = self.cwnd.as_f64() * (1.0 - base / rtt);
-            if self.cwnd < self.ssthresh {
-                if diff > self.config.gamma as f64 {
-                    // Leave slow start: give back the last round's overshoot (1/8).
-                    let cut = (self.cwnd.whole() / 8).max(1);
-                    self.cwnd = self.cwnd.minus(cut).max(Window::segments(2));
-                    self.ssthresh = Window::segments(2);
-                } else {
-                    self.grow_this_round = !self.grow_this_round;
+    /// The end of a round: compare the expected and actual rates and decide the growth per
+    /// ACK for the next round. `last_acked` is the segment just acknowledged.
+    fn end_round(&mut self, now: SimTime, last_acked: u32) {
+        let rtt = if self.rtt_count > 0 {
+            self.rtt_sum / self.rtt_count as f64
+        } else {
+            secs(now.saturating_since(self.round_began))
+        };
+        self.rtt_sum = 0.0;
+        self.rtt_count = 0;
+        let sent_in_round = self.next_seq.saturating_sub(self.round_seq);
+        if rtt > 0.0 {
+            // With one segment in flight the round measures the path alone.
+            if rtt < self.base_rtt || sent_in_round <= 1 {
+                self.base_rtt = rtt;
+            }
+            let actual = sent_in_round as f64 / rtt;
+            // In flight + 1: the segment just acknowledged counts (module doc).
+            let expect = (self.next_seq - last_acked) as f64 / self.base_rtt;
+            // Rounded to the nearest segment; the cast truncates towards zero as C's int().
+            let delta = ((expect - actual) * self.base_rtt + 0.5) as i64;
+            if self.cwnd < self.ssthresh as f64 {
+                self.growing_round = !self.growing_round;
+                self.increment = 0.0;
+                if self.growing_round {
+                    if delta > self.config.gamma as i64 {
+                        // Queues are building: leave slow start, giving back part of the
+                        // last doubling.
+                        self.ssthresh = 2;
+                        self.cwnd = (self.cwnd - self.cwnd / 8.0).max(2.0);
+                    } else {
+                        self.increment = 1.0;
+                    }
                 }
-            } else if diff < self.config.alpha as f64 {
-                self.cwnd = self.cwnd.plus(1);
-            } else if diff > self.config.beta as f64 {
-                self.cwnd = self.cwnd.minus(1).max(Window::segments(2));
+            } else if delta > self.config.beta as i64 {
+                self.cwnd = (self.cwnd - 1.0).max(2.0);
+                self.increment = 0.0;
+            } else if delta < self.config.alpha as i64 {
+                self.increment = 1.0 / self.cwnd;
+            } else {
+                self.increment = 0.0;
             }
         }
-        self.round_end = self.next_seq();
-        self.rtt_sum = 0;
-        self.rtt_count = 0;
+        self.round_seq = self.next_seq;
+        self.round_began = now;
     }
+
+    /// Forgets segments `first_seq .. ack`; returns the record of the last of them.
+    fn acknowledge(&mut self, ack: u32) -> Option<Sent> {
+        // ns-2 clears the records of the acknowledged range only if the range does not wrap
+        // around its ring.
+        let wraps = self
+            .ns2_ring
+            .is_some_and(|m| self.first_seq % m > (ack - 1) % m);
+        let mut last = None;
+        while self.first_seq < ack {
+            let Some(s) = self.sent.pop_front() else {
+                break;
+            };
+            if wraps {
+                self.uncleared.push_back((self.first_seq, s));
+            }
+            last = Some(s);
+            self.first_seq += 1;
+        }
+        self.first_seq = self.first_seq.max(ack);
+        last
+    }
+
+    fn on_rtt_sample(&mut self, rtt: f64) {
+        self.rtt_sum += rtt;
+        self.rtt_count += 1;
+        if rtt <= 0.0 {
+            return;
+        }
+        self.base_rtt = self.base_rtt.min(rtt);
+        if let Some(f) = &mut self.fine {
+            let err = rtt - f.sa / 8.0;
+            f.sa += err;
+            f.sd += err.abs() - f.sd / 4.0;
+            f.timeout = (f.sa / 4.0 + f.sd) / 2.0;
+            f.timeout += f.timeout / 16.0;
+        }
+    }
+}
+
+/// A duration in seconds, as ns-2's double clock.
+fn secs(d: SimDuration) -> f64 {
+    d.as_nanos() as f64 / 1e9
 }
 
 impl CongestionControl for Vegas {
     fn cwnd(&self) -> Window {
-        self.cwnd
+        Window::from_f64(self.cwnd)
     }
 
     fn ssthresh(&self) -> Window {
-        self.ssthresh
+        Window::segments(self.ssthresh)
     }
 
-    fn on_sent(&mut self, now: SimTime, seq: u32, retransmit: bool) {
-        if seq >= self.next_seq() {
-            while self.next_seq() < seq {
-                self.sent.push_back((now, true)); // never sent: no sample from it
+    fn on_sent(&mut self, now: SimTime, seq: u32, _retransmit: bool) {
+        if self.origin.is_none() {
+            self.origin = Some(now);
+            self.cut_at = now;
+            self.round_began = now;
+        }
+        if seq == self.next_seq {
+            self.next_seq += 1;
+        }
+        if seq < self.end_of_sent() {
+            if let Some(s) = seq
+                .checked_sub(self.first_seq)
+                .and_then(|i| self.sent.get_mut(i as usize))
+            {
+                s.at = now;
+                s.transmissions += 1;
             }
-            self.sent.push_back((now, retransmit));
-        } else if seq >= self.first_seq {
-            self.sent[(seq - self.first_seq) as usize] = (now, true);
+            return;
+        }
+        while self.end_of_sent() <= seq {
+            // An uncleared slot still counts the transmissions of the segment before.
+            let slot = self.end_of_sent();
+            let stale = match self.stale_slot(slot) {
+                Some(s) => {
+                    self.uncleared.pop_front();
+                    s.transmissions
+                }
+                None => 0,
+            };
+            self.sent.push_back(Sent {
+                at: now,
+                transmissions: stale + 1,
+            });
         }
     }
 
     fn on_ack(&mut self, now: SimTime, ack: u32, _acked: u32) {
-        let mut newest = None;
-        while self.first_seq < ack {
-            match self.sent.pop_front() {
-                Some(entry) => newest = Some(entry),
-                None => break,
-            }
-            self.first_seq += 1;
+        let origin = self.origin.unwrap_or(now);
+        self.on_any_ack(now);
+        self.next_seq = self.next_seq.max(ack);
+        let last_acked = ack - 1;
+        let acked = self.acknowledge(ack);
+        if last_acked >= self.round_seq {
+            self.end_round(now, last_acked);
         }
-        self.first_seq = self.first_seq.max(ack);
-        if let Some((at, false)) = newest {
-            self.on_rtt_sample(now.saturating_since(at));
+        if self.increment == 1.0 && self.cwnd >= self.ssthresh as f64 {
+            self.increment = 0.0;
         }
-        if ack > self.round_end {
-            self.end_round();
+        // Grow only while at most two segments of the window lie unused (counted as for
+        // `expect`: in flight + 1).
+        let used = (self.next_seq - last_acked) as f64;
+        if self.increment > 0.0 && self.cwnd - used <= 2.0 {
+            self.cwnd += self.increment;
         }
-        if self.cwnd < self.ssthresh {
-            if self.grow_this_round {
-                self.cwnd = self.cwnd.plus(1);
+        // Sampled after the round's end: the sample belongs to the next round.
+        if let Some(s) = acked {
+            let first_instant = self.ns2_ring.is_some() && s.at == origin;
+            if s.transmissions == 1 && !first_instant {
+                self.on_rtt_sample(secs(now.saturating_since(s.at)));
             }
         }
     }
 
-    fn on_fast_retransmit(&mut self, _now: SimTime, _window: Window) {
-        self.worried = 2.min(self.next_seq().saturating_sub(self.first_seq));
-        // One decrease per window of data: only if the lost segment was sent after the
-        // last decrease (Brakmo & Peterson §3.1).
-        if self.first_seq >= self.decreased_at {
-            let quarter = self.cwnd.whole() / 4;
-            self.cwnd = self.cwnd.minus(quarter).max(Window::segments(2));
-            self.ssthresh = Window::segments(self.cwnd.whole().max(2));
-            self.decreased_at = self.next_seq();
+    fn on_fast_retransmit(&mut self, now: SimTime, window: Window) {
+        if let (Some(w), _) = self.loss(now, window) {
+            self.cwnd = w;
+            self.ssthresh = 2;
         }
     }
 
-    fn on_timeout(&mut self, window: Window) {
-        self.ssthresh = halved_ssthresh(window);
-        self.cwnd = Window::segments(1);
-        // The next ACK starts a growing round of the new slow start.
-        self.grow_this_round = false;
-        self.decreased_at = self.next_seq();
-        self.round_end = self.first_seq;
-        self.rtt_sum = 0;
-        self.rtt_count = 0;
+    fn on_timeout(&mut self, now: SimTime, window: Window) {
+        self.ssthresh = halved_ssthresh(window).whole();
+        // ns-2's v_slowstart_: restart from two segments.
+        self.cwnd = 2.0;
+        self.cut_window = 0.0;
+        self.cut_at = now;
+        self.next_seq = self.first_seq;
     }
 
     fn deflate(&mut self, segments: u32) {
-        self.cwnd = self.cwnd.minus(segments);
+        self.cwnd = (self.cwnd - segments as f64).max(1.0);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
 
     fn ms(n: u64) -> SimTime {
         SimTime(n * 1_000_000)
     }
 
-    /// Sends a window at `t`, ACKs it one by one `rtt_ms` later.
-    fn round(v: &mut Vegas, t: u64, rtt_ms: u64) -> u64 {
-        let start = v.next_seq();
-        let n = v.cwnd().whole();
-        for i in 0..n {
-            v.on_sent(ms(t), start + i, false);
+    /// An ACK-clocked transfer: segment `s` sent at `t` ms is acknowledged at `t +
+    /// rtt_ms(s)` (one ACK per segment, in order) and every ACK refills the window. Returns
+    /// `(ms, ack, cwnd, ssthresh)` after each of the first `acks` ACKs.
+    fn clocked(
+        v: &mut Vegas,
+        acks: usize,
+        rtt_ms: impl Fn(u32) -> u64,
+    ) -> Vec<(u64, u32, f64, u32)> {
+        let mut due = BinaryHeap::new();
+        let (mut una, mut next, mut now) = (0, 0, 0);
+        let mut out = Vec::new();
+        loop {
+            while next < una + v.cwnd().whole() {
+                v.on_sent(ms(now), next, false);
+                due.push(Reverse((now + rtt_ms(next), next + 1)));
+                next += 1;
+            }
+            if out.len() == acks {
+                return out;
+            }
+            let Reverse((t, ack)) = due.pop().expect("an ACK in flight");
+            now = t;
+            una = ack;
+            v.on_ack(ms(t), ack, 1);
+            out.push((t, ack, v.cwnd, v.ssthresh));
         }
-        for i in 0..n {
-            v.on_ack(ms(t + rtt_ms), start + i + 1, 1);
+    }
+
+    /// The window at the end of each 100 ms round trip.
+    fn per_round(trace: &[(u64, u32, f64, u32)]) -> Vec<f64> {
+        let mut out: Vec<(u64, f64)> = Vec::new();
+        for &(t, _, cwnd, _) in trace {
+            match out.last_mut() {
+                Some(last) if last.0 == t => last.1 = cwnd,
+                _ => out.push((t, cwnd)),
+            }
         }
-        t + rtt_ms
+        out.into_iter().map(|(_, w)| w).collect()
     }
 
     #[test]
-    fn congestion_avoidance_grows_when_nothing_is_queued_and_shrinks_when_much_is() {
-        let mut v = Vegas::new(10, 2, VegasConfig::default());
-        let mut t = 0;
-        t = round(&mut v, t, 100); // base RTT 100 ms
-        let w = v.cwnd().whole();
-        t = round(&mut v, t, 100); // no queueing: diff = 0 < alpha
-        assert_eq!(v.cwnd().whole(), w + 1);
-        let w = v.cwnd().whole();
-        round(&mut v, t, 200); // RTT doubled: diff = w/2 > beta
-        round(&mut v, t + 200, 200);
-        assert!(v.cwnd().whole() < w + 1, "{} vs {w}", v.cwnd());
-    }
-
-    #[test]
-    fn slow_start_doubles_only_every_other_round() {
+    fn slow_start_doubles_every_other_round_from_the_second() {
         let mut v = Vegas::new(2, 1000, VegasConfig::default());
-        let mut t = 0;
-        let mut sizes = vec![v.cwnd().whole()];
-        for _ in 0..4 {
-            t = round(&mut v, t, 100);
-            sizes.push(v.cwnd().whole());
-        }
-        assert_eq!(sizes, vec![2, 4, 4, 8, 8]);
+        let trace = clocked(&mut v, 44, |_| 100);
+        // The first ACK's round and every other one after it hold the window.
+        assert_eq!(per_round(&trace), vec![2.0, 4.0, 4.0, 8.0, 8.0, 16.0, 16.0]);
     }
 
     #[test]
-    fn a_segment_older_than_the_fine_timeout_is_expired() {
+    fn slow_start_ends_when_more_than_gamma_segments_queue() {
+        // From segment 8 on the path holds every segment 100 ms more.
         let mut v = Vegas::new(2, 1000, VegasConfig::default());
+        let trace = clocked(&mut v, 21, |s| if s < 8 { 100 } else { 200 });
+        // The round ending at 500 ms still saw no queue and doubles to 8. The one ending at
+        // 700 ms measures delta = (20 - 12) - 8 * 0.1 / 0.2 = 4 but is not a growing round;
+        // the one ending at 900 ms leaves slow start: 8 - 8/8, ssthresh 2.
+        let at = |ack: u32| trace.iter().find(|r| r.1 == ack).map(|r| (r.0, r.2, r.3));
+        assert_eq!(at(20), Some((700, 8.0, 1000)));
+        assert_eq!(at(21), Some((900, 7.0, 2)));
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_a_segment_a_round_and_takes_one_off_when_beta_is_exceeded() {
+        // Segment 0 sees the empty path (100 ms), every later one 200 ms of queue.
+        let mut v = Vegas::new(8, 2, VegasConfig::default());
+        let trace = clocked(&mut v, 9, |s| if s == 0 { 100 } else { 300 });
+        // The first round measured no queue: 1/8 per ACK, exactly one segment over 8 ACKs.
+        assert_eq!(trace[7], (300, 8, 9.0, 2));
+        // The next round's mean RTT is (0.1 + 7 * 0.3) / 8 = 0.275 s for 9 segments:
+        // delta = (17 - 8) - 9 * 0.1 / 0.275 = 5.7 > beta, so one segment off at once.
+        assert_eq!(trace[8], (400, 9, 8.0, 2));
+    }
+
+    #[test]
+    fn the_fine_grained_timeout_follows_the_samples() {
+        for (ns2, still_out, expired) in [(false, 146, 147), (true, 149, 151)] {
+            let mut v = Vegas::new(2, 1000, VegasConfig::default());
+            if ns2 {
+                v.reproduce_ns2_artefacts(20);
+            }
+            v.on_sent(ms(0), 0, false);
+            v.on_sent(ms(0), 1, false);
+            // The first ACK: timeout (2 * 0.1 + 0.1) / 2 = 0.15 s (a hair more in doubles).
+            // Segment 0's sample (0.1 s, no error) then shrinks the deviation: (0.2 + 0.075)
+            // / 2 * 17/16 = 0.146 s, except in ns-2, where a segment sent at the first
+            // instant gives no sample.
+            v.on_ack(ms(100), 1, 1);
+            assert!(!v.segment_expired(ms(still_out), 1), "ns2 {ns2}");
+            assert!(v.segment_expired(ms(expired), 1), "ns2 {ns2}");
+        }
+    }
+
+    /// Segment 0 at 0 ms, its ACK at 100 ms, segments 1..=`last` at 100 ms.
+    fn after_first_ack(last: u32, ns2: bool) -> Vegas {
+        let mut v = Vegas::new(2, 1000, VegasConfig::default());
+        if ns2 {
+            v.reproduce_ns2_artefacts(4);
+        }
         v.on_sent(ms(0), 0, false);
-        v.on_sent(ms(0), 1, false);
         v.on_ack(ms(100), 1, 1);
-        v.on_sent(ms(100), 2, false);
-        assert!(!v.segment_expired(ms(150), 1));
-        assert!(v.segment_expired(ms(400), 1));
+        for s in 1..=last {
+            v.on_sent(ms(100), s, false);
+        }
+        v
+    }
+
+    #[test]
+    fn a_retransmission_cuts_a_quarter_once_per_window_and_a_repeated_one_half() {
+        let mut v = after_first_ack(12, false);
+        // Segment 1 lost: 12 - 12/4 = 9, inflated by the 3 duplicates.
+        assert!(v.on_ns2_retransmit(ms(150), Window::segments(12), 3));
+        assert_eq!(v.cwnd, 12.0);
+        v.on_ns2_dup_ack();
+        v.on_ns2_dup_ack();
+        assert_eq!(v.cwnd, 14.0);
+        v.end_ns2_inflation();
+        assert_eq!((v.cwnd, v.ssthresh), (9.0, 2));
+        v.on_sent(ms(150), 1, true);
+        v.on_ack(ms(200), 2, 1);
+        let w = v.cwnd;
+        // Segment 2 left before that cut: no second cut for the same window.
+        assert!(v.on_ns2_retransmit(ms(250), Window::segments(9), 3));
+        assert_eq!(v.cwnd, w);
+        // Its retransmission is lost too: half.
+        v.on_sent(ms(250), 2, true);
+        assert!(!v.on_ns2_retransmit(ms(400), Window::segments(9), 3));
+        assert_eq!(v.cwnd, 4.0 + 3.0);
+        // At most 3 segments: 2.
+        v.on_sent(ms(450), 2, true);
+        v.on_ns2_retransmit(ms(600), Window::segments(3), 1);
+        assert_eq!(v.cwnd, 2.0 + 1.0);
+    }
+
+    #[test]
+    fn ns2_ring_wraps_leave_records_uncleared() {
+        for ns2 in [false, true] {
+            // A ring of 4: the ACK of segments 1..=4 wraps (slots 1, 2, 3, 0), so in ns-2
+            // segments 5..=8, sent into those slots, count as retransmitted.
+            let mut v = after_first_ack(4, ns2);
+            v.on_ack(ms(200), 5, 4);
+            for s in 5..=8 {
+                v.on_sent(ms(200), s, false);
+            }
+            v.on_ack(ms(300), 5, 0);
+            // Segment 5 lost: ns-2 takes it for a retransmission lost again and halves.
+            let first = v.on_ns2_retransmit(ms(350), Window::segments(8), 3);
+            assert_eq!(
+                (first, v.cwnd),
+                if ns2 {
+                    (false, 4.0 + 3.0)
+                } else {
+                    (true, 6.0 + 3.0)
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn ns2_reads_the_record_of_a_segment_not_sent_yet() {
+        for ns2 in [false, true] {
+            let mut v = after_first_ack(3, ns2);
+            v.on_ack(ms(200), 4, 3);
+            // Nothing outstanding: ns-2 finds segment 4's slot cleared ("1 s old").
+            assert_eq!(v.segment_expired(ms(200), 4), ns2);
+        }
     }
 }

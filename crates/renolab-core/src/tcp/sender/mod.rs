@@ -119,6 +119,10 @@ pub struct TcpSender {
     /// The last loss response was a fast retransmit with no new ACK since (ns-2's
     /// `last_cwnd_action_ == CWND_ACTION_DUPACK`): Tahoe may fast-retransmit again.
     last_loss_was_fast_retransmit: bool,
+    /// The last loss response was a timeout (ns-2's `last_cwnd_action_ ==
+    /// CWND_ACTION_TIMEOUT`): ns-2's Vegas then waits for `recover` before retransmitting
+    /// on duplicates.
+    last_loss_was_timeout: bool,
     /// Segments the window may still release in response to the current event (ns-2's
     /// `maxburst` argument of `send_much`).
     burst_left: u32,
@@ -141,7 +145,12 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender that will send `transfer` under `config`, with congestion control `cc`.
     /// `clock_phase` is the phase of ns-2's tick clock (its random `boot_time_`), in ns.
-    pub fn new(config: SenderConfig, transfer: Transfer, cc: Cc, clock_phase: u64) -> Self {
+    pub fn new(mut config: SenderConfig, transfer: Transfer, mut cc: Cc, clock_phase: u64) -> Self {
+        if let (Cc::Vegas(v), Dialect::Ns2) = (&mut cc, config.dialect) {
+            v.reproduce_ns2_artefacts(config.receiver_window);
+            // ns-2's Vegas recv() never calls send_one(): no Limited Transmit.
+            config.limited_transmit = false;
+        }
         let rtt = match config.dialect {
             Dialect::Rfc => RttEstimator::Rfc6298(Rfc6298::new(config.rto)),
             Dialect::Ns2 => RttEstimator::Ns2(Ns2Rtt::new(config.rto, clock_phase)),
@@ -163,6 +172,7 @@ impl TcpSender {
             recover: None,
             retransmit_next: None,
             last_loss_was_fast_retransmit: false,
+            last_loss_was_timeout: false,
             burst_left: u32::MAX,
             send_new_regardless: false,
             scoreboard: Scoreboard::default(),
@@ -360,17 +370,36 @@ impl TcpSender {
             }
             _ => {
                 self.sample_rtt(now, ack);
+                if self.ns2_vegas() && self.dupacks > self.config.dupack_threshold {
+                    if let Cc::Vegas(v) = &mut self.cc {
+                        v.end_ns2_inflation();
+                    }
+                }
                 self.dupacks = 0;
                 self.cc.on_ack(now, ack, acked);
             }
         }
+        let ns2_vegas = self.ns2_vegas();
         if let Cc::Vegas(v) = &mut self.cc {
-            if self.snd_una < self.snd_max && v.worried_and_expired(now, self.snd_una) {
+            // ns-2 also "retransmits" the next segment when nothing is outstanding (see
+            // Vegas::segment_expired), though never one past the end of the data.
+            let candidate = if ns2_vegas {
+                self.snd_una < self.limit
+            } else {
+                self.snd_una < self.snd_max
+            };
+            if candidate && v.worried_and_expired(now, self.snd_una) {
                 self.retransmit_next = Some(self.snd_una);
+                if ns2_vegas {
+                    // ns-2 counts it as a third duplicate: more duplicates inflate the window.
+                    self.dupacks = self.config.dupack_threshold;
+                }
             }
         }
-        // RFC 6298 §5.2-5.3: stop the timer when all is acknowledged, else restart it.
-        if self.snd_una == self.snd_max {
+        // RFC 6298 §5.2-5.3: stop the timer when all is acknowledged, else restart it. ns-2
+        // (newtimer) also keeps it while cwnd < 1, when only the timer can restart sending.
+        let stalled = self.config.dialect == Dialect::Ns2 && self.cc.cwnd().whole() == 0;
+        if self.snd_una == self.snd_max && !stalled {
             self.rto_deadline = None;
         } else {
             self.restart_timer(now);
@@ -432,6 +461,13 @@ impl TcpSender {
 
     fn on_dup_ack(&mut self, now: SimTime) {
         self.dupacks += 1;
+        if let Cc::Vegas(v) = &mut self.cc {
+            v.on_any_ack(now);
+        }
+        if self.ns2_vegas() {
+            self.on_ns2_vegas_dup_ack(now);
+            return;
+        }
         if self.in_fast_recovery() {
             match self.config.recovery {
                 // RFC 5681 §3.2 step 4: each duplicate means a segment left the network.
@@ -461,6 +497,45 @@ impl TcpSender {
         let early = self.cc_wants_early_retransmit(now);
         if (threshold_reached || early) && self.fast_retransmit_allowed() {
             self.enter_recovery(now);
+        }
+    }
+
+    /// True for ns-2's Vegas, whose own `recv()` replaces the shared duplicate-ACK handling.
+    fn ns2_vegas(&self) -> bool {
+        self.config.dialect == Dialect::Ns2 && matches!(self.cc, Cc::Vegas(_))
+    }
+
+    /// ns-2's Vegas (tcp-vegas.cc `recv`) has no recovery phase: it retransmits on the third
+    /// duplicate, or on any duplicate once the segment's fine-grained timer has expired, lets
+    /// the controller inflate its window by the duplicates, and takes the inflation back on
+    /// the next new ACK ([`Self::on_new_ack`]).
+    fn on_ns2_vegas_dup_ack(&mut self, now: SimTime) {
+        let threshold = self.config.dupack_threshold;
+        let window = self.halving_basis();
+        let Cc::Vegas(v) = &mut self.cc else {
+            return;
+        };
+        if self.dupacks == threshold || v.segment_expired(now, self.snd_una) {
+            // bug_fix_, which Vegas applies only after a timeout: no retransmission until
+            // the ACKs pass what was outstanding at the timeout.
+            let recovered = self.recover.is_none_or(|r| self.snd_una > r);
+            if self.last_loss_was_timeout && !recovered {
+                return;
+            }
+            if v.on_ns2_retransmit(now, window, self.dupacks) {
+                self.dupacks = threshold;
+            }
+            self.stats.fast_retransmits += 1;
+            self.last_loss_was_timeout = false;
+            self.recover = Some(self.snd_max);
+            // reset_rtx_timer(1): unlike Reno's, Vegas's backs the timer off; the RTT timing
+            // in progress is abandoned.
+            self.rtt.on_timeout();
+            self.timed = None;
+            self.restart_timer(now);
+            self.retransmit_next = Some(self.snd_una);
+        } else if self.dupacks > threshold {
+            v.on_ns2_dup_ack();
         }
     }
 
@@ -506,6 +581,7 @@ impl TcpSender {
     fn enter_recovery(&mut self, now: SimTime) {
         self.stats.fast_retransmits += 1;
         self.last_loss_was_fast_retransmit = true;
+        self.last_loss_was_timeout = false;
         self.recover = Some(self.snd_max);
         self.highest_ack_before_loss = self.snd_una;
         let basis = self.halving_basis();
@@ -559,8 +635,9 @@ impl TcpSender {
             return;
         }
         let basis = self.halving_basis();
-        self.cc.on_timeout(basis);
+        self.cc.on_timeout(now, basis);
         self.last_loss_was_fast_retransmit = false;
+        self.last_loss_was_timeout = true;
         self.burst_left = u32::MAX;
         self.recover = Some(self.snd_max);
         self.highest_ack_before_loss = self.snd_una;
@@ -608,7 +685,12 @@ impl TcpSender {
                 // RFC 3042: each of the first two duplicate ACKs releases one new segment.
                 window = window.saturating_add(self.dupacks);
             }
-            let window = window.min(self.config.receiver_window).max(1);
+            let window = window.min(self.config.receiver_window);
+            // ns-2 sends nothing while cwnd < 1 (its Vegas can deflate to 0).
+            let window = match self.config.dialect {
+                Dialect::Rfc => window.max(1),
+                Dialect::Ns2 => window,
+            };
             if self.snd_nxt >= self.limit || self.snd_nxt >= self.snd_una.saturating_add(window) {
                 return None;
             }

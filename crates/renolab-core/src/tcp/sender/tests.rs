@@ -2,7 +2,7 @@
 //! each event, exactly.
 
 use super::*;
-use crate::tcp::cc::{NewReno, NewRenoConfig, Reno, Tahoe};
+use crate::tcp::cc::{NewReno, NewRenoConfig, Reno, Tahoe, Vegas, VegasConfig};
 use crate::tcp::rtt::RtoConfig;
 use crate::time::SimDuration;
 
@@ -353,4 +353,82 @@ fn sack_blocks_reaching_past_the_data_sent_are_ignored() {
         new.iter().enumerate().all(|(i, &seq)| seq == 40 + i as u32),
         "{sent:?}"
     );
+}
+
+/// ns-2's Vegas (Limited Transmit asked for, and ignored): segments 0..8 sent at 0 ms and
+/// acknowledged at 100 ms, which lets 8..=16 go (cwnd 8 + 8/8).
+fn ns2_vegas() -> TcpSender {
+    let cc = Cc::Vegas(Vegas::new(8, 2, VegasConfig::default()));
+    let cfg = SenderConfig {
+        dialect: Dialect::Ns2,
+        limited_transmit: true,
+        ..config(Recovery::Reno)
+    };
+    let transfer = Transfer {
+        mss: 1000,
+        bytes: Some(100 * 1000),
+    };
+    let mut s = TcpSender::new(cfg, transfer, cc, 0);
+    s.start(ms(0));
+    drain(&mut s, ms(0));
+    for a in 1..=8 {
+        ack(&mut s, ms(100), a);
+    }
+    assert_eq!((s.snd_una(), s.snd_max(), s.cwnd()), (8, 17, w(9)));
+    s
+}
+
+#[test]
+fn ns2_vegas_retransmits_on_the_third_duplicate_inflates_by_further_ones_and_deflates() {
+    let mut s = ns2_vegas();
+    assert!(ack(&mut s, ms(110), 8).is_empty(), "no Limited Transmit");
+    assert!(ack(&mut s, ms(111), 8).is_empty());
+    let rto = s.rtt.rto();
+    // 9 - 9/4 = 7, plus the 3 duplicates: one new segment fits.
+    assert_eq!(ack(&mut s, ms(112), 8), vec![(8, true), (17, false)]);
+    assert_eq!(s.cwnd(), w(10));
+    // Unlike Reno's, Vegas's fast retransmit backs the timer off.
+    assert_eq!(s.poll_timeout(), Some(ms(112) + rto.saturating_double()));
+    assert!(!s.in_fast_recovery());
+    assert_eq!(
+        ack(&mut s, ms(113), 8),
+        vec![(18, false)],
+        "a 4th duplicate inflates by one"
+    );
+    assert_eq!(s.cwnd(), w(11));
+    // New data takes the inflation back and ends slow start.
+    let sent = ack(&mut s, ms(200), 17);
+    assert_eq!(sent, (19..24).map(|q| (q, false)).collect::<Vec<_>>());
+    assert_eq!((s.cwnd(), s.ssthresh()), (w(7), w(2)));
+    assert_eq!(
+        (
+            s.stats().fast_retransmits,
+            s.stats().retransmits,
+            s.stats().timeouts
+        ),
+        (1, 1, 0)
+    );
+}
+
+#[test]
+fn ns2_vegas_retransmits_an_expired_segment_on_the_next_new_acks() {
+    let mut s = ns2_vegas();
+    ack(&mut s, ms(110), 8);
+    ack(&mut s, ms(111), 8);
+    assert_eq!(ack(&mut s, ms(112), 8), vec![(8, true), (17, false)]);
+    // Segment 10 is lost too. The ACK of 8 and 9 comes 300 ms after 10 left, past its
+    // fine-grained timeout (0.28 s with this ACK's sample): 10 goes at once. The round
+    // also saw 6 segments queued: one off the window (10, three duplicates not deflated).
+    assert_eq!(ack(&mut s, ms(400), 10), vec![(10, true), (18, false)]);
+    assert_eq!(s.cwnd(), w(9));
+    // ns-2 counts that as a third duplicate: the next one inflates.
+    assert_eq!(ack(&mut s, ms(410), 10), vec![(19, false)]);
+    // The ACK of everything deflates to 7. ns-2 still checks the segment after it, not
+    // sent yet, finds its record "expired", sends it, and sends it again from the window.
+    let sent = ack(&mut s, ms(500), 20);
+    let mut want = vec![(20, false), (20, true)];
+    want.extend((21..27).map(|q| (q, false)));
+    assert_eq!(sent, want);
+    assert_eq!(s.cwnd(), w(7));
+    assert_eq!((s.stats().fast_retransmits, s.stats().retransmits), (1, 3));
 }
