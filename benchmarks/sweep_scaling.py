@@ -1,6 +1,6 @@
 """Sweep scaling: time the same 40 small runs with 1 and 2 local workers.
 
-    python benchmarks/sweep_scaling.py [--runs 40] [--repeat 5] [--require-idle]
+    python benchmarks/sweep_scaling.py [--runs 40] [--repeat 5] [--require-idle] [--duration 10s]
 
 Each run is one Reno / NewReno / SACK / Tahoe flow over a 100 Mb/s, 20 ms bottleneck with
 0.05 % random loss for 10 simulated seconds: about 62,000 events per run.  Every measurement
@@ -32,9 +32,9 @@ import pandas as pd
 from renolab import Sweep
 
 
-def base_scenario() -> dict:
+def base_scenario(duration: str = "10s") -> dict:
     return {
-        "simulation": {"seed": 1, "duration": "10s"},
+        "simulation": {"seed": 1, "duration": duration},
         "link": [
             {"name": "access", "from": "s1", "to": "g1", "rate": "1Gbps", "delay": "1ms"},
             {
@@ -51,11 +51,11 @@ def base_scenario() -> dict:
     }
 
 
-def sweep(runs: int) -> Sweep:
+def sweep(runs: int, duration: str = "10s") -> Sweep:
     variants = ["reno", "newreno", "sack", "tahoe"]
     if runs % len(variants):
         raise SystemExit(f"--runs must be a multiple of {len(variants)}")
-    return Sweep(base=base_scenario(), grid={"flow.f1.variant": variants}, replications=runs // len(variants))
+    return Sweep(base=base_scenario(duration), grid={"flow.f1.variant": variants}, replications=runs // len(variants))
 
 
 def timed(s: Sweep, workers: int) -> tuple[float, pd.DataFrame]:
@@ -74,11 +74,12 @@ def _burn(n: int) -> int:
     return x
 
 
-def two_cores_free(work: int = 1_000_000) -> bool:
+def two_cores_free(work: int = 3_000_000) -> bool:
     """Whether two processes finish two units of CPU work in < 0.6 of the time one takes.
 
     Plain forked processes, no Pool: a Pool's threads would make Sweep.run choose
-    forkserver instead of fork for its workers.
+    forkserver instead of fork for its workers. The work (about 0.3 s) is long enough that
+    forking and reaping the two processes does not decide the check.
     """
     start = time.perf_counter()
     _burn(work)
@@ -100,8 +101,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="pairs of measurements to keep")
     parser.add_argument("--require-idle", action="store_true", help="keep only pairs measured with two free cores")
     parser.add_argument("--max-attempts", type=int, default=200, help="with --require-idle: pairs to try at most")
+    parser.add_argument("--duration", default="10s", help="simulated time of each run (default 10s)")
     args = parser.parse_args()
-    s = sweep(args.runs)
+    s = sweep(args.runs, args.duration)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     times: dict[int, list[float]] = {1: [], 2: []}
     timed(s, 1)  # warm up (page cache, first import of the worker code)

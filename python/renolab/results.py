@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -98,8 +99,28 @@ class Result:
             for k, v in _flow_extras(flows, links, self._scenario_normalised(), self.summary.get("sim_time_s")).items()
             if k not in flows
         )
-        self.flows: pd.DataFrame = _table_frame(flows)
-        self.links: pd.DataFrame = _table_frame(links)
+        # The tables become DataFrames when first read: a sweep's worker only needs their
+        # rows, and building two frames costs more than many a short run.
+        self._columns = {"flows": flows, "links": links}
+
+    @functools.cached_property
+    def flows(self) -> pd.DataFrame:
+        """Per-flow statistics, one row per flow (see the class docstring)."""
+        return _table_frame(self._columns["flows"])
+
+    @functools.cached_property
+    def links(self) -> pd.DataFrame:
+        """Per-link-direction statistics, one row per direction."""
+        return _table_frame(self._columns["links"])
+
+    def _records(self, table: str) -> list[dict[str, Any]]:
+        """Rows of ``flows`` or ``links`` as dicts, missing numbers None, without pandas."""
+        columns = getattr(self, "_columns", None)
+        if columns is None:  # loaded from a directory: the frame is all there is
+            frame = getattr(self, table)
+            return [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()} for row in frame.to_dict("records")]
+        normalised = {name: _numeric_or_none(values) for name, values in columns[table].items()}
+        return [dict(zip(normalised, row)) for row in zip(*normalised.values())]
 
     # ----- construction from a run directory ---------------------------------------------------
 
@@ -436,6 +457,15 @@ def _table_frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
         else:
             data[name] = values
     return pd.DataFrame(data)
+
+
+def _numeric_or_none(values: list[Any]) -> list[Any]:
+    """A numeric column with missing values (None or NaN) as floats and None, as a DataFrame
+    holds it (floats and NaN)."""
+    missing = [v is None or (isinstance(v, float) and math.isnan(v)) for v in values]
+    if any(missing) and all(_is_number_or_none(v) for v in values):
+        return [None if m else float(v) for v, m in zip(values, missing)]
+    return values
 
 
 def _columns(frame: pd.DataFrame) -> dict[str, list[Any]]:

@@ -77,6 +77,8 @@ SWEEP_FILE = "sweep.json"
 RUN_METRICS = ("events", "sim_time_s", "stop_reason")
 #: How many times a local process pool is rebuilt after a worker process died.
 MAX_POOL_RESTARTS = 3
+#: Most runs a local worker task carries (see ``_batches``).
+MAX_BATCH = 8
 
 _INDEXED = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\[(\d+)\]$")
 _SWEEP_KEYS = ("base", "replications", "grid", "zip", "point", "description")
@@ -765,8 +767,8 @@ def _execute(
     from renolab.scenario import Scenario  # spawn-safe: import inside the worker
 
     result = Scenario.from_dict(scenario).run()
-    flows = [{k: _json_value(v) for k, v in row.items()} for row in result.flows.to_dict("records")]
-    links = [{k: _json_value(v) for k, v in row.items()} for row in result.links.to_dict("records")]
+    flows = [{k: _json_value(v) for k, v in row.items()} for row in result._records("flows")]
+    links = [{k: _json_value(v) for k, v in row.items()} for row in result._records("links")]
     record = {
         "key": key,
         "renolab_version": result.summary.get("renolab_version"),
@@ -782,6 +784,28 @@ def _execute(
     except OSError:
         path = None  # e.g. a Dask worker without the shared directory: the client writes it
     return key, path, record
+
+
+def _execute_batch(runs: list[tuple[Any, ...]]) -> list[Exception | None]:
+    """Run several runs in one worker task (arguments as for :func:`_execute`); each run's
+    exception, or None, in order. One failed run does not stop the others."""
+    outcomes: list[Exception | None] = []
+    for args in runs:
+        try:
+            _execute(*args)
+            outcomes.append(None)
+        except Exception as exc:  # noqa: BLE001 - reported per run, as a lone task would be
+            outcomes.append(exc)
+    return outcomes
+
+
+def _batches(runs: list[PlannedRun], workers: int) -> Iterator[list[PlannedRun]]:
+    """The runs in consecutive batches: each worker task carries several short runs, so that
+    the parent process, which shares the cores, wakes and passes messages less often; still
+    at least four batches per worker, to keep the load balanced and progress moving."""
+    size = max(1, min(MAX_BATCH, len(runs) // (4 * workers)))
+    for i in range(0, len(runs), size):
+        yield runs[i : i + size]
 
 
 def _json_value(value: Any) -> Any:
@@ -953,34 +977,37 @@ def _run_local(
     restarts = stalled = 0  # pool restarts; restarts in a row without a finished run
     while remaining:
         executor = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
-        queue = iter(remaining)
-        in_flight: dict[cf.Future[Any], PlannedRun] = {}
+        in_flight: dict[cf.Future[Any], list[PlannedRun]] = {}
         progressed = False  # did this pool finish any run?
 
-        def submit(run: PlannedRun) -> None:
-            future = executor.submit(
-                _execute, run.scenario, str(runs_dir), run.key, run.seed, run.replication, run.params
-            )
-            in_flight[future] = run
+        def submit(batch: list[PlannedRun]) -> None:
+            args = [(r.scenario, str(runs_dir), r.key, r.seed, r.replication, r.params) for r in batch]
+            in_flight[executor.submit(_execute_batch, args)] = batch
 
+        batches = _batches(remaining, workers)
         try:
             with _sigint_ignored():  # the workers are created by these first submissions
-                for run in itertools.islice(queue, workers):
-                    submit(run)
-            while in_flight:
-                for run in itertools.islice(queue, max(0, 2 * workers - len(in_flight))):
-                    submit(run)
+                for batch in itertools.islice(batches, workers):
+                    submit(batch)
+            while True:
+                for batch in itertools.islice(batches, max(0, 2 * workers - len(in_flight))):
+                    submit(batch)
+                # Refill before testing: all in-flight tasks may finish in one wait.
+                if not in_flight:
+                    break
                 done, _ = cf.wait(in_flight, timeout=1.0, return_when=cf.FIRST_COMPLETED)
                 for future in done:
-                    run = in_flight.pop(future)
+                    batch = in_flight.pop(future)
                     exc = future.exception()
                     if isinstance(exc, cf.process.BrokenProcessPool):
                         raise exc
-                    if exc is not None:
-                        failures.append((run, exc))
-                    progressed = True
-                    finished.add(run.key)
-                    bar.advance()
+                    outcomes = [exc] * len(batch) if exc is not None else future.result()
+                    for run, error in zip(batch, outcomes):
+                        if error is not None:
+                            failures.append((run, error))
+                        progressed = True
+                        finished.add(run.key)
+                        bar.advance()
             executor.shutdown(wait=True)
             remaining = []
         except cf.process.BrokenProcessPool:

@@ -70,3 +70,18 @@ def test_repr_is_a_short_summary(result):
 def test_links_has_one_row_per_link_direction(result):
     assert len(result.links) >= 2
     assert {"link", "from", "to", "packets_sent"} <= set(result.links.columns)
+
+
+def test_rows_without_pandas_match_the_tables_rows(small_scenario, tmp_path):
+    # What a sweep's workers store (Result._records) must be what the DataFrames hold, NaN
+    # as None, including an unfinished flow's missing completion time; a loaded result too.
+    small_scenario["simulation"]["duration"] = "0.5s"
+    result = Scenario.from_dict(small_scenario).run()
+    for table in ("flows", "links"):
+        rows = result._records(table)
+        frame = getattr(result, table).astype(object).where(getattr(result, table).notna(), None)
+        assert rows == frame.to_dict("records"), table
+    assert any(v is None for row in result._records("flows") for v in row.values())
+    result.save(tmp_path / "run")
+    loaded = renolab.Result.load(tmp_path / "run")
+    assert loaded._records("flows")[0]["flow"] == result._records("flows")[0]["flow"]

@@ -559,3 +559,35 @@ def test_ctrl_c_exits_130_without_a_traceback_and_keeps_finished_runs(slow_refer
     resumed = Sweep.from_toml(sweep_file).run(out, workers=2, progress=False)
     assert resumed.skipped >= kept and resumed.executed == reference.total - resumed.skipped
     pd.testing.assert_frame_equal(resumed.runs, reference.runs)
+
+
+def test_local_workers_get_batches_in_order_and_a_failed_run_spares_its_batch(tmp_path):
+    from renolab.sweep import MAX_BATCH, _batches, _execute_batch
+
+    runs = list(range(40))
+    batches = list(_batches(runs, 2))
+    assert [r for b in batches for r in b] == runs
+    assert len(batches) >= 8 and max(map(len, batches)) == 5
+    assert max(map(len, _batches(list(range(10_000)), 2))) == MAX_BATCH
+    assert list(_batches([0, 1, 2], 2)) == [[0], [1], [2]]
+
+    good = small_scenario_dict()
+    bad = small_scenario_dict()
+    bad["flow"][0]["variant"] = "nope"
+    args = [(s, str(tmp_path), key, 1, 0, {}) for s, key in ((good, "a"), (bad, "b"), (good, "c"))]
+    first, second, third = _execute_batch(args)
+    assert first is None and third is None
+    assert isinstance(second, ScenarioError) and "variant" in str(second)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "c.json"]
+
+
+def test_a_pool_whose_tasks_all_finish_in_one_wait_still_runs_every_run(reference, tmp_path, monkeypatch):
+    # Short runs often finish together: the pool must be refilled before the loop decides
+    # it is done (a sweep once stopped early there, with runs left unrun).
+    import concurrent.futures as cf
+
+    real_wait = cf.wait
+    monkeypatch.setattr(cf, "wait", lambda fs, timeout=None, return_when=None: real_wait(fs, return_when=cf.ALL_COMPLETED))
+    two = small_sweep().run(tmp_path / "two", workers=2, progress=False)
+    assert two.executed == 12
+    pd.testing.assert_frame_equal(two.runs, reference.runs)
