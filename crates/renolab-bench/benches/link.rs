@@ -5,8 +5,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use renolab_core::net::packet::{Packet, PacketKind, PacketPool};
 use renolab_core::net::link::TxSeqs;
+use renolab_core::net::packet::{Packet, PacketKind, PacketPool};
 use renolab_core::net::LinkDir;
 use renolab_core::queue::{DropTail, Queue, QueueLimit, Queued};
 use renolab_core::tcp::sack::SackBlocks;

@@ -360,7 +360,10 @@ fn small(doc: Value) -> Scenario {
     let events = Scenario::from_value(&doc).map_or(0, |s| s.estimate().events);
     let simulation = doc["simulation"].as_object_mut().unwrap();
     simulation.remove("max_memory");
-    simulation.insert("max_events".into(), json!((events * EVENT_SLACK).max(10_000)));
+    simulation.insert(
+        "max_events".into(),
+        json!((events * EVENT_SLACK).max(10_000)),
+    );
     Scenario::from_value(&doc).unwrap_or_else(|e| panic!("invalid scenario: {e}\n{doc:#}"))
 }
 

@@ -162,7 +162,8 @@ impl Scheduler {
     pub fn schedule_reserved(&mut self, at: SimTime, seq: u64, event: Event) {
         debug_assert!(at >= self.now, "event {event:?} scheduled in the past");
         let low = (seq << EVENT_BITS) | event.encode();
-        self.heap.push(Reverse(((at.0 as u128) << 64) | low as u128));
+        self.heap
+            .push(Reverse(((at.0 as u128) << 64) | low as u128));
     }
 
     /// Pops the earliest event and advances the clock to it.
@@ -262,11 +263,15 @@ mod tests {
     fn every_event_survives_its_encoding() {
         let events = [
             Event::TxEnd { dir: 0 },
-            Event::Arrive { dir: MAX_EVENT_INDEX },
+            Event::Arrive {
+                dir: MAX_EVENT_INDEX,
+            },
             Event::FlowStart { flow: 7 },
             Event::FlowStop { flow: 1 },
             Event::CbrSend { flow: 123_456 },
-            Event::SenderTimer { flow: MAX_EVENT_INDEX },
+            Event::SenderTimer {
+                flow: MAX_EVENT_INDEX,
+            },
             Event::ReceiverTimer { flow: 2 },
             Event::Stop,
         ];
@@ -299,7 +304,10 @@ mod tests {
         // As if 2^40 insertions had happened: the next one renumbers first.
         s.next_seq = SEQ_LIMIT;
         s.schedule(SimTime(9), Event::FlowStart { flow: 5 });
-        assert_eq!(s.next_seq, 4, "three pending entries renumbered, then one more");
+        assert_eq!(
+            s.next_seq, 4,
+            "three pending entries renumbered, then one more"
+        );
         let order: Vec<Event> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
         let flows: Vec<u32> = order
             .iter()

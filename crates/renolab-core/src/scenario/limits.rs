@@ -298,7 +298,10 @@ impl Scenario {
                     // hop may expire while the segment is still on its way: each such
                     // expiry puts one more copy in the network.
                     let window = t.sender.receiver_window as f64;
-                    let slowest = data.iter().map(|&d| 8.0 * wire / rate(d)).fold(0.0, f64::max);
+                    let slowest = data
+                        .iter()
+                        .map(|&d| 8.0 * wire / rate(d))
+                        .fold(0.0, f64::max);
                     let min_rto = t.sender.rto.min.as_secs_f64().max(1e-9);
                     let spurious = if min_rto < rtt + window * slowest {
                         active_s / min_rto
@@ -315,8 +318,8 @@ impl Scenario {
                     } else {
                         wire
                     };
-                    let outstanding = (2.0 * window.min(segs) + spurious)
-                        .min(first_hop(data.first(), smallest));
+                    let outstanding =
+                        (2.0 * window.min(segs) + spurious).min(first_hop(data.first(), smallest));
                     for &d in &data {
                         min_size[d as usize] = min_size[d as usize].min(wire);
                     }
@@ -611,7 +614,11 @@ mod tests {
         assert!(e.peak_packets >= 100, "{e:?}");
         assert!(e.events >= 2 * 100, "{e:?}");
         let out = crate::sim::run(&s, &crate::trace::TraceRequest::default(), false).unwrap();
-        assert!(out.summary.peak_packets <= e.peak_packets, "{:?} {e:?}", out.summary);
+        assert!(
+            out.summary.peak_packets <= e.peak_packets,
+            "{:?} {e:?}",
+            out.summary
+        );
         assert!(out.summary.events <= e.events, "{:?} {e:?}", out.summary);
     }
 

@@ -188,7 +188,10 @@ fn errors_name_the_field_and_the_allowed_values() {
         err(&opt)
     );
     let zero_timer = format!("{BASE}\n[flow.options]\nmin_rto = \"0s\"\nmax_rto = \"0s\"\n");
-    assert_eq!(err(&zero_timer), "flow[0].options.max_rto: must be longer than 0s");
+    assert_eq!(
+        err(&zero_timer),
+        "flow[0].options.max_rto: must be longer than 0s"
+    );
 }
 
 #[test]

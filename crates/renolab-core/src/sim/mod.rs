@@ -355,7 +355,8 @@ impl<T: Tracer> Simulation<T> {
             // Fast path: an idle wire and a queue with nothing to decide.
             let seqs = reserve_tx(&mut self.sched);
             if let Some((arrival, seq)) = link.start_tx(now, id, size, seqs) {
-                self.sched.schedule_reserved(arrival, seq, Event::Arrive { dir: d });
+                self.sched
+                    .schedule_reserved(arrival, seq, Event::Arrive { dir: d });
             }
             if T::ENABLED {
                 let p = *self.pool.get(id);
@@ -383,7 +384,8 @@ impl<T: Tracer> Simulation<T> {
                 if !link.tx_end_pending {
                     link.tx_end_pending = true;
                     let (at, seq) = (link.busy_until, link.tx_end_seq);
-                    self.sched.schedule_reserved(at, seq, Event::TxEnd { dir: d });
+                    self.sched
+                        .schedule_reserved(at, seq, Event::TxEnd { dir: d });
                 }
             }
             Err(cause) => dropped.push((id, cause)),
@@ -430,12 +432,14 @@ impl<T: Tracer> Simulation<T> {
             let size = self.pool.get(id).size;
             let seqs = reserve_tx(&mut self.sched);
             if let Some((arrival, seq)) = link.start_tx(now, id, size, seqs) {
-                self.sched.schedule_reserved(arrival, seq, Event::Arrive { dir: d });
+                self.sched
+                    .schedule_reserved(arrival, seq, Event::Arrive { dir: d });
             }
             if !link.queue.is_empty() {
                 link.tx_end_pending = true;
                 let (at, seq) = (link.busy_until, link.tx_end_seq);
-                self.sched.schedule_reserved(at, seq, Event::TxEnd { dir: d });
+                self.sched
+                    .schedule_reserved(at, seq, Event::TxEnd { dir: d });
             }
             if T::ENABLED {
                 let p = *self.pool.get(id);
