@@ -101,25 +101,23 @@ class Result:
         )
         # The tables become DataFrames when first read: a sweep's worker only needs their
         # rows, and building two frames costs more than many a short run.
-        self._columns = {"flows": flows, "links": links}
+        self._tables: dict[str, dict[str, list[Any]]] | None = {"flows": flows, "links": links}
 
     @functools.cached_property
     def flows(self) -> pd.DataFrame:
         """Per-flow statistics, one row per flow (see the class docstring)."""
-        return _table_frame(self._columns["flows"])
+        return _table_frame(self._tables["flows"])
 
     @functools.cached_property
     def links(self) -> pd.DataFrame:
         """Per-link-direction statistics, one row per direction."""
-        return _table_frame(self._columns["links"])
+        return _table_frame(self._tables["links"])
 
     def _records(self, table: str) -> list[dict[str, Any]]:
-        """Rows of ``flows`` or ``links`` as dicts, missing numbers None, without pandas."""
-        columns = getattr(self, "_columns", None)
-        if columns is None:  # loaded from a directory: the frame is all there is
-            frame = getattr(self, table)
-            return [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()} for row in frame.to_dict("records")]
-        normalised = {name: _numeric_or_none(values) for name, values in columns[table].items()}
+        """Rows of ``flows`` or ``links`` as dicts, missing numbers None, without pandas
+        (unless the result was loaded from a directory: the frame is all there is then)."""
+        columns = self._tables[table] if self._tables is not None else _columns(getattr(self, table))
+        normalised = {name: _numeric_or_none(values) for name, values in columns.items()}
         return [dict(zip(normalised, row)) for row in zip(*normalised.values())]
 
     # ----- construction from a run directory ---------------------------------------------------
@@ -132,6 +130,7 @@ class Result:
         if not (root / "flows.csv").is_file():
             raise FileNotFoundError(2, "not a renolab run directory (no flows.csv)", str(root))
         self = cls.__new__(cls)
+        self._tables = None
         self.flows = pd.read_csv(root / "flows.csv")
         self.links = pd.read_csv(root / "links.csv") if (root / "links.csv").is_file() else pd.DataFrame()
         summary_path = root / "summary.json"
@@ -452,20 +451,24 @@ def _table_frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
     """Build a DataFrame from a dict of columns; numeric columns with missing values become float with NaN."""
     data: dict[str, Any] = {}
     for name, values in columns.items():
-        if any(v is None for v in values) and all(_is_number_or_none(v) for v in values):
-            data[name] = np.array([math.nan if v is None else v for v in values], dtype=np.float64)
-        else:
+        normalised = _numeric_or_none(values)
+        if normalised is values:
             data[name] = values
+        else:
+            data[name] = np.array([math.nan if v is None else v for v in normalised], dtype=np.float64)
     return pd.DataFrame(data)
 
 
 def _numeric_or_none(values: list[Any]) -> list[Any]:
     """A numeric column with missing values (None or NaN) as floats and None, as a DataFrame
-    holds it (floats and NaN)."""
-    missing = [v is None or (isinstance(v, float) and math.isnan(v)) for v in values]
-    if any(missing) and all(_is_number_or_none(v) for v in values):
-        return [None if m else float(v) for v, m in zip(values, missing)]
+    holds it (floats and NaN); any other column as it is (the same list)."""
+    if any(map(_is_missing, values)) and all(_is_number_or_none(v) for v in values):
+        return [None if _is_missing(v) else float(v) for v in values]
     return values
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def _columns(frame: pd.DataFrame) -> dict[str, list[Any]]:

@@ -353,15 +353,7 @@ impl<T: Tracer> Simulation<T> {
         let link = &mut self.dirs[d as usize];
         if !transmitting && !link.tx_end_pending && link.queue.may_bypass_when_idle(size) {
             // Fast path: an idle wire and a queue with nothing to decide.
-            let seqs = reserve_tx(&mut self.sched);
-            if let Some((arrival, seq)) = link.start_tx(now, id, size, seqs) {
-                self.sched
-                    .schedule_reserved(arrival, seq, Event::Arrive { dir: d });
-            }
-            if T::ENABLED {
-                let p = *self.pool.get(id);
-                self.tracer.hop(now, d, HopEvent::Dequeue, &p, id.0);
-            }
+            self.transmit(now, d, id, size);
             return;
         }
         let dropped = &mut self.queue_drops;
@@ -382,10 +374,7 @@ impl<T: Tracer> Simulation<T> {
             Ok(()) => {
                 link.stats.max_queue = link.stats.max_queue.max(link.queue.len() as u64);
                 if !link.tx_end_pending {
-                    link.tx_end_pending = true;
-                    let (at, seq) = (link.busy_until, link.tx_end_seq);
-                    self.sched
-                        .schedule_reserved(at, seq, Event::TxEnd { dir: d });
+                    self.schedule_tx_end(d);
                 }
             }
             Err(cause) => dropped.push((id, cause)),
@@ -425,28 +414,47 @@ impl<T: Tracer> Simulation<T> {
         let dropped = &mut self.queue_drops;
         let link = &mut self.dirs[d as usize];
         link.tx_end_pending = false;
-        if let Some(id) = link
+        let next = link
             .queue
-            .dequeue(now, &mut |victim, cause| dropped.push((victim, cause)))
-        {
+            .dequeue(now, &mut |victim, cause| dropped.push((victim, cause)));
+        if let Some(id) = next {
             let size = self.pool.get(id).size;
-            let seqs = reserve_tx(&mut self.sched);
-            if let Some((arrival, seq)) = link.start_tx(now, id, size, seqs) {
-                self.sched
-                    .schedule_reserved(arrival, seq, Event::Arrive { dir: d });
-            }
-            if !link.queue.is_empty() {
-                link.tx_end_pending = true;
-                let (at, seq) = (link.busy_until, link.tx_end_seq);
-                self.sched
-                    .schedule_reserved(at, seq, Event::TxEnd { dir: d });
-            }
-            if T::ENABLED {
-                let p = *self.pool.get(id);
-                self.tracer.hop(now, d, HopEvent::Dequeue, &p, id.0);
+            self.transmit(now, d, id, size);
+            if !self.dirs[d as usize].queue.is_empty() {
+                self.schedule_tx_end(d);
             }
         }
         self.drop_queued(now, d);
+    }
+
+    /// Puts packet `id` (`size` bytes) on direction `d`'s idle wire, scheduling its arrival
+    /// if it leads the pipe. Its arrival and transmission end take their event numbers now,
+    /// in that order, as ns-2's link does (see [`TxSeqs`]).
+    // Always inlined: as a call from its two places it cost 5 % more instructions.
+    #[inline(always)]
+    fn transmit(&mut self, now: SimTime, d: u32, id: PacketId, size: u32) {
+        let seqs = TxSeqs {
+            arrival: self.sched.reserve(),
+            end: self.sched.reserve(),
+        };
+        if let Some((arrival, seq)) = self.dirs[d as usize].start_tx(now, id, size, seqs) {
+            let event = Event::Arrive { dir: d };
+            self.sched.schedule_reserved(arrival, seq, event);
+        }
+        if T::ENABLED {
+            let p = *self.pool.get(id);
+            self.tracer.hop(now, d, HopEvent::Dequeue, &p, id.0);
+        }
+    }
+
+    /// Schedules the end of direction `d`'s transmission in progress: packets wait behind it.
+    #[inline(always)]
+    fn schedule_tx_end(&mut self, d: u32) {
+        let link = &mut self.dirs[d as usize];
+        link.tx_end_pending = true;
+        let (at, seq) = (link.busy_until, link.tx_end_seq);
+        self.sched
+            .schedule_reserved(at, seq, Event::TxEnd { dir: d });
     }
 
     fn on_arrive(&mut self, now: SimTime, d: u32) {
@@ -818,16 +826,5 @@ impl<T: Tracer> Simulation<T> {
             }
         }
         Ok(())
-    }
-}
-
-/// Reserves the insertion numbers of a transmission's arrival and end events, in ns-2's order
-/// (see [`TxSeqs`]).
-#[inline]
-fn reserve_tx(sched: &mut Scheduler) -> TxSeqs {
-    let arrival = sched.reserve();
-    TxSeqs {
-        arrival,
-        end: sched.reserve(),
     }
 }
