@@ -53,7 +53,7 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 #: Marks used for a claim's verdict in report.md / report.html.
 VERDICTS = {True: "holds", False: "does not hold", None: "not testable"}
 #: The verdict cell of report.md's claims table, by :attr:`Claim.holds`.
-VERDICT_MARKS = {True: "✅ holds", False: "❌ does not hold", None: "— not testable"}
+VERDICT_MARKS = {holds: f"{mark} {VERDICTS[holds]}" for holds, mark in ((True, "✅"), (False, "❌"), (None, "—"))}
 _CLAIMS_HEADER = "| # | The paper says | renolab measured | Verdict |"
 
 
