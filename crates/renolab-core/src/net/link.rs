@@ -7,9 +7,8 @@
 //! reorder packets, arrivals keep the order of transmissions, so the pipe is a FIFO and the
 //! direction needs at most one pending arrival event and one pending transmission-end event.
 
-use std::collections::VecDeque;
-
 use super::packet::PacketId;
+use super::pipe::{InFlight, Pipe};
 use crate::loss::{ExtraLatency, Loss, LossCause};
 use crate::queue::{Queue, QueueDrop};
 use crate::time::{SimDuration, SimTime};
@@ -70,17 +69,6 @@ impl LinkStats {
     }
 }
 
-/// A packet on the wire or propagating.
-#[derive(Debug, Clone, Copy)]
-pub struct InFlight {
-    /// When it reaches the far end.
-    pub arrival: SimTime,
-    /// Insertion number of its arrival event, reserved when it started serialising.
-    pub seq: u64,
-    /// The packet.
-    pub id: PacketId,
-}
-
 /// Scheduler insertion numbers reserved when a transmission starts, as ns-2's link does:
 /// it schedules the packet's arrival at the far end, then the end of its transmission, the
 /// moment it starts sending. Events scheduled later (the engine schedules only the pipe's
@@ -122,7 +110,7 @@ pub struct LinkDir {
     tx_time_cache: (u32, u64),
     /// Packets on the wire or propagating, in order of arrival at the far end, each with
     /// its arrival time and the scheduler insertion number reserved for its arrival event.
-    pub pipe: VecDeque<InFlight>,
+    pub pipe: Pipe,
     /// Scheduler insertion number reserved for the end of the transmission in progress.
     pub tx_end_seq: u64,
     /// Counters.
@@ -153,7 +141,7 @@ impl LinkDir {
             busy_until: SimTime::ZERO,
             tx_end_pending: false,
             tx_time_cache: (0, 0),
-            pipe: VecDeque::new(),
+            pipe: Pipe::default(),
             tx_end_seq: 0,
             stats: LinkStats::default(),
         }
@@ -177,7 +165,7 @@ impl LinkDir {
     /// Starts serialising a packet of `size` bytes at `now`. Returns its arrival time and
     /// event number at the far end when it is now the first packet of the pipe (the caller
     /// then schedules an arrival event), `None` otherwise.
-    #[inline]
+    #[inline(always)]
     pub fn start_tx(
         &mut self,
         now: SimTime,
@@ -204,8 +192,7 @@ impl LinkDir {
         };
         if latency.allows_reordering() {
             let arrival = earliest + latency.draw();
-            let at = self.pipe.partition_point(|p| p.arrival <= arrival);
-            self.pipe.insert(at, flight(arrival));
+            let at = self.pipe.insert_by_arrival(flight(arrival));
             (at == 0).then_some((arrival, seqs.arrival))
         } else {
             let last = self.pipe.back().map_or(SimTime::ZERO, |p| p.arrival);

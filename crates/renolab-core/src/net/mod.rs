@@ -3,6 +3,7 @@
 
 pub mod link;
 pub mod packet;
+pub mod pipe;
 pub mod routing;
 
 pub use link::{LinkDir, LinkStats};

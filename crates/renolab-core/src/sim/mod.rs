@@ -18,7 +18,8 @@ pub use results::{
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::{Event, Scheduler, TimerSlot};
 use crate::loss::LossCause;
-use crate::net::link::{InFlight, TxSeqs};
+use crate::net::link::TxSeqs;
+use crate::net::pipe::InFlight;
 use crate::net::{LinkDir, Packet, PacketId, PacketKind, PacketPool, Routes};
 use crate::queue::{QueueDrop, Queued};
 use crate::scenario::{Scenario, Variant};
@@ -384,8 +385,16 @@ impl<T: Tracer> Simulation<T> {
 
     /// Drops the packets direction `d`'s queue refused or pushed out (gathered in
     /// `queue_drops`), counting them.
-    #[inline]
+    #[inline(always)]
     fn drop_queued(&mut self, now: SimTime, d: u32) {
+        if !self.queue_drops.is_empty() || T::ENABLED {
+            self.drop_queued_now(now, d);
+        }
+    }
+
+    // Out of line: the common case (nothing dropped, no tracer) then costs the caller a test.
+    #[inline(never)]
+    fn drop_queued_now(&mut self, now: SimTime, d: u32) {
         // Indexing rather than draining: dropping needs `&mut self`, and taking the vector
         // out and back costs more than the drops themselves on the common empty path.
         for i in 0..self.queue_drops.len() {
