@@ -88,11 +88,20 @@ impl Pipe {
 
     /// Inserts a packet after every packet arriving no later than it; returns its position
     /// (0: it is now the first to arrive). For latencies that reorder packets, off the hot
-    /// path.
+    /// path; a reordered packet usually lands near the back, and only the packets behind it
+    /// move.
     pub fn insert_by_arrival(&mut self, flight: InFlight) -> usize {
-        let at = (0..self.len)
-            .find(|&i| self.slot(i).arrival > flight.arrival)
-            .unwrap_or(self.len);
+        // Binary search: the pipe is sorted by arrival.
+        let (mut lo, mut hi) = (0, self.len);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.slot(mid).arrival <= flight.arrival {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let at = lo;
         self.push_back(flight);
         // Rotate the new entry back into place.
         let mask = self.mask();
