@@ -179,7 +179,10 @@ impl Scheduler {
 
     /// Gives the pending entries the insertion numbers 0, 1, ... in their order, so that
     /// numbering can go on: after 2^40 insertions (hours of simulation at tens of millions
-    /// of events a second) the numbers would otherwise overflow their bits.
+    /// of events a second) the numbers would otherwise overflow their bits. Numbers reserved
+    /// but not yet scheduled (packets in links' pipes) keep their old, larger values: at that
+    /// one moment, an arrival among them that ties to the nanosecond with an event scheduled
+    /// after the renumbering fires second, where ns-2 would fire it first.
     fn renumber(&mut self) {
         let mut keys: Vec<u128> = std::mem::take(&mut self.heap)
             .into_iter()

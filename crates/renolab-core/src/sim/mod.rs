@@ -395,10 +395,9 @@ impl<T: Tracer> Simulation<T> {
     // Out of line: the common case (nothing dropped, no tracer) then costs the caller a test.
     #[inline(never)]
     fn drop_queued_now(&mut self, now: SimTime, d: u32) {
-        // Indexing rather than draining: dropping needs `&mut self`, and taking the vector
-        // out and back costs more than the drops themselves on the common empty path.
-        for i in 0..self.queue_drops.len() {
-            let (victim, cause) = self.queue_drops[i];
+        // Taken out while dropping needs `&mut self`, and put back to keep its capacity.
+        let mut victims = std::mem::take(&mut self.queue_drops);
+        for (victim, cause) in victims.drain(..) {
             self.dirs[d as usize].stats.count_queue_drop(cause);
             let cause = match cause {
                 QueueDrop::Overflow => DropCause::Overflow,
@@ -407,7 +406,7 @@ impl<T: Tracer> Simulation<T> {
             };
             self.drop_packet(now, victim, Some((d, cause)));
         }
-        self.queue_drops.clear();
+        self.queue_drops = victims;
         if T::ENABLED {
             self.trace_queue(now, d);
         }
