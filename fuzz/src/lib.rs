@@ -6,12 +6,10 @@
 //! combinations no scenario in the test suites uses.
 
 use arbitrary::{Arbitrary, Unstructured};
-use renolab_core::tcp::cc::{
-    Careful, Cc, NewReno, NewRenoConfig, Reno, Tahoe, TimerReset, Vegas, VegasConfig,
-};
+use renolab_core::tcp::cc::{Cc, NewReno, Reno, Vegas, VegasConfig};
+use renolab_core::tcp::recovery::{Careful, NewRenoConfig, RecoveryKind, TimerReset};
 use renolab_core::tcp::rtt::RtoConfig;
 use renolab_core::tcp::sack::SackBlocks;
-use renolab_core::tcp::sender::{Recovery, SackRecovery};
 use renolab_core::tcp::{
     Dialect, ReceiverConfig, SenderConfig, TcpReceiver, TcpSender, Transfer, Window,
 };
@@ -117,7 +115,7 @@ impl ArbSender {
                 1 => Careful::LessCareful,
                 _ => Careful::Off,
             },
-            ssthresh_estimation: self.ssthresh_estimation,
+            hoe_sending: self.ssthresh_estimation,
         };
         let vegas = VegasConfig {
             alpha: self.alpha as u32 % 8,
@@ -125,29 +123,35 @@ impl ArbSender {
             gamma: self.gamma as u32 % 8,
         };
         let (cc, recovery) = match self.variant % 5 {
-            0 => (Cc::Tahoe(Tahoe::new(iw, ssthresh)), Recovery::GoBackN),
+            0 => (
+                Cc::Reno(Reno::new(iw, ssthresh, keep_fraction)),
+                RecoveryKind::Tahoe,
+            ),
             1 => (
                 Cc::Reno(Reno::new(iw, ssthresh, keep_fraction)),
-                Recovery::Reno,
+                RecoveryKind::Reno,
             ),
             2 => (
                 Cc::NewReno(NewReno::new(
                     iw,
                     ssthresh,
-                    newreno.ssthresh_estimation,
+                    self.ssthresh_estimation,
                     keep_fraction,
                 )),
-                Recovery::NewReno(newreno),
+                RecoveryKind::NewReno(newreno),
             ),
             3 => (
                 Cc::Reno(Reno::new(iw, ssthresh, keep_fraction)),
-                Recovery::Sack(if self.sack_ns2 {
-                    SackRecovery::Ns2
+                if self.sack_ns2 {
+                    RecoveryKind::Sack
                 } else {
-                    SackRecovery::Rfc6675
-                }),
+                    RecoveryKind::Rfc6675
+                },
             ),
-            _ => (Cc::Vegas(Vegas::new(iw, ssthresh, vegas)), Recovery::Reno),
+            _ => (
+                Cc::Vegas(Vegas::new(iw, ssthresh, vegas)),
+                RecoveryKind::Reno,
+            ),
         };
         let min = SimDuration::from_micros(self.min_rto_us as u64);
         let granularity = SimDuration::from_micros(self.granularity_us as u64);

@@ -8,9 +8,9 @@ use super::{
     fmt_duration, fmt_rate, CbrSpec, FlowSpec, Result, ScenarioError, Start, TcpSpec, Traffic,
     Variant,
 };
-use crate::tcp::cc::{Careful, NewRenoConfig, TimerReset, VegasConfig};
+use crate::tcp::cc::VegasConfig;
+use crate::tcp::recovery::{Careful, NewRenoConfig, RecoveryKind, TimerReset, RECOVERIES};
 use crate::tcp::rtt::RtoConfig;
-use crate::tcp::sender::{Recovery, SackRecovery};
 use crate::tcp::{Dialect, ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 
@@ -42,8 +42,17 @@ const NEWRENO_OPTIONS: &[&str] = &[
     "careful",
     "ssthresh_estimation",
 ];
+/// Options of NewReno's loss recovery, whatever the variant.
+const NEWRENO_RECOVERY_OPTIONS: &[&str] = &["partial_window_deflation", "timer_reset", "careful"];
 const SACK_OPTIONS: &[&str] = &["sack_recovery"];
 const VEGAS_OPTIONS: &[&str] = &["alpha", "beta", "gamma"];
+
+fn recovery_options(recovery: &str) -> &'static [&'static str] {
+    match recovery {
+        "newreno" => NEWRENO_RECOVERY_OPTIONS,
+        _ => &[],
+    }
+}
 
 fn variant_options(variant: &str) -> &'static [&'static str] {
     match variant {
@@ -126,6 +135,7 @@ pub(super) fn parse_flow(
                 "name",
                 "kind",
                 "variant",
+                "recovery",
                 "profile",
                 "src",
                 "dst",
@@ -209,7 +219,6 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
             ));
         }
     }
-    let receiver = parse_receiver(t.table("receiver")?, profile, variant_name == "sack")?;
     // ns-2's Vegas has its own output() and never sends a SYN (docs/ns2-behaviour.md §6).
     let profile = if profile.name == "ns2" && variant_name == "vegas" {
         Profile {
@@ -221,10 +230,19 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
     };
 
     let opts = t.table("options")?;
+    let recovery_name = parse_recovery_name(t, opts.as_ref(), profile, variant_name)?;
+    let sack = matches!(recovery_name, "sack" | "rfc6675");
+    let receiver = parse_receiver(t.table("receiver")?, profile, sack)?;
     if let Some(o) = &opts {
-        let specific = variant_options(variant_name);
         let mut allowed: Vec<&str> = COMMON_OPTIONS.to_vec();
-        allowed.extend_from_slice(specific);
+        for key in variant_options(variant_name)
+            .iter()
+            .chain(recovery_options(recovery_name))
+        {
+            if !allowed.contains(key) {
+                allowed.push(key);
+            }
+        }
         for key in o.keys() {
             if !allowed.contains(&key) {
                 let owner = VARIANTS.iter().find(|v| variant_options(v).contains(&key));
@@ -244,11 +262,10 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
         flow: t,
     };
     let sender = parse_sender(&options, profile, mss, header_bytes)?;
-    let variant = parse_variant(&options, profile, variant_name)?;
-    let sender = SenderConfig {
-        recovery: variant.recovery(),
-        ..sender
-    };
+    let variant = parse_variant(&options, variant_name)?;
+    let recovery = parse_recovery(&options, profile, recovery_name, variant)?;
+    debug_assert_eq!(recovery.uses_sack(), receiver.sack);
+    let sender = SenderConfig { recovery, ..sender };
     Ok(TcpSpec {
         variant,
         bytes,
@@ -256,6 +273,105 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
         sender,
         receiver,
         profile: profile.name,
+    })
+}
+
+/// The recovery the flow asks for: `recovery = ...`, else the old `options.sack_recovery`
+/// of variant sack, else the variant's default under the profile.
+fn parse_recovery_name(
+    t: &Table<'_>,
+    opts: Option<&Table<'_>>,
+    profile: Profile,
+    variant: &str,
+) -> Result<&'static str> {
+    let explicit = t.choice("recovery", RECOVERIES)?;
+    let legacy = match (variant, opts) {
+        ("sack", Some(o)) => o.choice("sack_recovery", &["ns2", "rfc6675"])?,
+        _ => None,
+    }
+    .map(|m| if m == "ns2" { "sack" } else { "rfc6675" });
+    let sack_default = if profile.name == "ns2" {
+        "sack"
+    } else {
+        "rfc6675"
+    };
+    let name = match (explicit, legacy) {
+        (Some(r), Some(l)) if r != l => {
+            return Err(ScenarioError::new(
+                t.field("recovery"),
+                format!(
+                    "{r:?} contradicts options.sack_recovery (recovery {l:?}); give one of them"
+                ),
+            ))
+        }
+        (Some(r), _) => r,
+        (None, Some(l)) => l,
+        (None, None) => match variant {
+            "tahoe" => "tahoe",
+            "newreno" => "newreno",
+            "sack" => sack_default,
+            _ => "reno",
+        },
+    };
+    let name = RECOVERIES
+        .iter()
+        .copied()
+        .find(|r| *r == name)
+        .expect("a listed recovery");
+    if variant == "sack" && !matches!(name, "sack" | "rfc6675") {
+        return Err(ScenarioError::new(
+            t.field("recovery"),
+            format!("{name:?} does not use SACK; variant \"sack\" takes recovery \"sack\" or \"rfc6675\""),
+        ));
+    }
+    Ok(name)
+}
+
+fn parse_recovery(
+    o: &Options<'_, '_>,
+    profile: Profile,
+    name: &str,
+    variant: Variant,
+) -> Result<RecoveryKind> {
+    Ok(match name {
+        "tahoe" => RecoveryKind::Tahoe,
+        "reno" => RecoveryKind::Reno,
+        "newreno" => {
+            let defaults = NewRenoConfig::default();
+            let timer_reset = match o.choice("timer_reset", &["slow_but_steady", "impatient"])? {
+                Some("impatient") => TimerReset::Impatient,
+                Some(_) => TimerReset::SlowButSteady,
+                None => defaults.timer_reset,
+            };
+            let careful = match o.table.and_then(|t| t.get("careful")) {
+                None => Careful::Careful,
+                Some(Value::Bool(true)) => Careful::Careful,
+                Some(Value::Bool(false)) => Careful::Off,
+                Some(Value::String(s)) if s == "less" => Careful::LessCareful,
+                Some(v) => {
+                    return Err(ScenarioError::new(
+                        o.field("careful"),
+                        format!("{v} is not allowed; use true (RFC 6582), \"less\" (§4.1 heuristic) or false"),
+                    ))
+                }
+            };
+            RecoveryKind::NewReno(NewRenoConfig {
+                partial_window_deflation: o
+                    .bool("partial_window_deflation")?
+                    .unwrap_or(profile.partial_window_deflation),
+                timer_reset,
+                careful,
+                hoe_sending: matches!(
+                    variant,
+                    Variant::NewReno {
+                        ssthresh_estimation: true
+                    }
+                ),
+            })
+        }
+        "sack" => RecoveryKind::Sack,
+        "rfc6675" => RecoveryKind::Rfc6675,
+        _ => unreachable!("parse_recovery_name() only returns listed recoveries"),
     })
 }
 
@@ -387,7 +503,7 @@ fn parse_sender(
         rto,
         handshake,
         dialect,
-        recovery: Recovery::Reno,
+        recovery: RecoveryKind::Reno,
         limited_transmit: o
             .bool("limited_transmit")?
             .unwrap_or(profile.limited_transmit),
@@ -398,50 +514,14 @@ fn parse_sender(
     })
 }
 
-fn parse_variant(o: &Options<'_, '_>, profile: Profile, name: &str) -> Result<Variant> {
+fn parse_variant(o: &Options<'_, '_>, name: &str) -> Result<Variant> {
     Ok(match name {
         "tahoe" => Variant::Tahoe,
         "reno" => Variant::Reno,
-        "newreno" => {
-            let defaults = NewRenoConfig::default();
-            let timer_reset = match o.choice("timer_reset", &["slow_but_steady", "impatient"])? {
-                Some("impatient") => TimerReset::Impatient,
-                Some(_) => TimerReset::SlowButSteady,
-                None => defaults.timer_reset,
-            };
-            let careful = match o.table.and_then(|t| t.get("careful")) {
-                None => Careful::Careful,
-                Some(Value::Bool(true)) => Careful::Careful,
-                Some(Value::Bool(false)) => Careful::Off,
-                Some(Value::String(s)) if s == "less" => Careful::LessCareful,
-                Some(v) => {
-                    return Err(ScenarioError::new(
-                        o.field("careful"),
-                        format!("{v} is not allowed; use true (RFC 6582), \"less\" (§4.1 heuristic) or false"),
-                    ))
-                }
-            };
-            Variant::NewReno(NewRenoConfig {
-                partial_window_deflation: o
-                    .bool("partial_window_deflation")?
-                    .unwrap_or(profile.partial_window_deflation),
-                timer_reset,
-                careful,
-                ssthresh_estimation: o.bool("ssthresh_estimation")?.unwrap_or(false),
-            })
-        }
-        "sack" => {
-            let default = if profile.name == "ns2" {
-                SackRecovery::Ns2
-            } else {
-                SackRecovery::Rfc6675
-            };
-            Variant::Sack(match o.choice("sack_recovery", &["ns2", "rfc6675"])? {
-                Some("ns2") => SackRecovery::Ns2,
-                Some(_) => SackRecovery::Rfc6675,
-                None => default,
-            })
-        }
+        "newreno" => Variant::NewReno {
+            ssthresh_estimation: o.bool("ssthresh_estimation")?.unwrap_or(false),
+        },
+        "sack" => Variant::Sack,
         "vegas" => {
             let d = VegasConfig::default();
             let alpha = o.int("alpha", 0, 1_000_000)?.map_or(d.alpha, |n| n as u32);
@@ -505,24 +585,28 @@ fn tcp_json(t: &TcpSpec) -> Value {
     if let Some(phase) = s.clock_phase {
         options["clock_phase"] = json!(fmt_duration(phase));
     }
+    if let RecoveryKind::NewReno(c) = s.recovery {
+        options["partial_window_deflation"] = json!(c.partial_window_deflation);
+        options["timer_reset"] = json!(match c.timer_reset {
+            TimerReset::SlowButSteady => "slow_but_steady",
+            TimerReset::Impatient => "impatient",
+        });
+        options["careful"] = match c.careful {
+            Careful::Careful => json!(true),
+            Careful::LessCareful => json!("less"),
+            Careful::Off => json!(false),
+        };
+    }
     match t.variant {
-        Variant::NewReno(c) => {
-            options["partial_window_deflation"] = json!(c.partial_window_deflation);
-            options["timer_reset"] = json!(match c.timer_reset {
-                TimerReset::SlowButSteady => "slow_but_steady",
-                TimerReset::Impatient => "impatient",
-            });
-            options["careful"] = match c.careful {
-                Careful::Careful => json!(true),
-                Careful::LessCareful => json!("less"),
-                Careful::Off => json!(false),
-            };
-            options["ssthresh_estimation"] = json!(c.ssthresh_estimation);
+        Variant::NewReno {
+            ssthresh_estimation,
+        } => {
+            options["ssthresh_estimation"] = json!(ssthresh_estimation);
         }
-        Variant::Sack(m) => {
-            options["sack_recovery"] = json!(match m {
-                SackRecovery::Ns2 => "ns2",
-                SackRecovery::Rfc6675 => "rfc6675",
+        Variant::Sack => {
+            options["sack_recovery"] = json!(match s.recovery {
+                RecoveryKind::Sack => "ns2",
+                _ => "rfc6675",
             });
         }
         Variant::Vegas(c) => {
@@ -535,6 +619,7 @@ fn tcp_json(t: &TcpSpec) -> Value {
     let mut v = json!({
         "kind": "tcp",
         "variant": t.variant.name(),
+        "recovery": s.recovery.name(),
         "profile": t.profile,
         "mss": t.mss,
         "header_bytes": s.header_bytes,

@@ -26,8 +26,7 @@ use serde_json::{json, Value};
 
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
 use crate::queue::{CoDelConfig, FqCoDelConfig, QueueLimit, RedConfig};
-use crate::tcp::cc::{NewRenoConfig, VegasConfig};
-use crate::tcp::sender::{Recovery, SackRecovery};
+use crate::tcp::cc::VegasConfig;
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 use crate::units::BitsPerSec;
@@ -43,10 +42,14 @@ pub enum Variant {
     Tahoe,
     /// RFC 5681 Reno.
     Reno,
-    /// RFC 6582 NewReno.
-    NewReno(NewRenoConfig),
-    /// SACK (RFC 2018 receiver) with the chosen sender recovery.
-    Sack(SackRecovery),
+    /// RFC 6582 NewReno (Reno's window arithmetic; NewReno's partial ACKs are its default
+    /// recovery).
+    NewReno {
+        /// Hoe's start-up ssthresh estimate (ns-2 `newreno_changes_ = 1`).
+        ssthresh_estimation: bool,
+    },
+    /// Reno's window arithmetic with SACK (RFC 2018) and a SACK-based recovery.
+    Sack,
     /// Vegas.
     Vegas(VegasConfig),
 }
@@ -57,19 +60,9 @@ impl Variant {
         match self {
             Variant::Tahoe => "tahoe",
             Variant::Reno => "reno",
-            Variant::NewReno(_) => "newreno",
-            Variant::Sack(_) => "sack",
+            Variant::NewReno { .. } => "newreno",
+            Variant::Sack => "sack",
             Variant::Vegas(_) => "vegas",
-        }
-    }
-
-    /// How the sender of this variant recovers from losses.
-    pub fn recovery(self) -> Recovery {
-        match self {
-            Variant::Tahoe => Recovery::GoBackN,
-            Variant::Reno | Variant::Vegas(_) => Recovery::Reno,
-            Variant::NewReno(c) => Recovery::NewReno(c),
-            Variant::Sack(m) => Recovery::Sack(m),
         }
     }
 }

@@ -124,11 +124,16 @@ fn variant_options_are_checked_against_the_variant() {
     ))
     .unwrap();
     assert!(matches!(
-        nr.flows[0].tcp().unwrap().variant,
-        Variant::NewReno(NewRenoConfig {
-            timer_reset: crate::tcp::cc::TimerReset::Impatient,
+        nr.flows[0].tcp().unwrap().sender.recovery,
+        crate::tcp::recovery::RecoveryKind::NewReno(crate::tcp::recovery::NewRenoConfig {
+            timer_reset: crate::tcp::recovery::TimerReset::Impatient,
+            careful: crate::tcp::recovery::Careful::LessCareful,
             ..
         })
+    ));
+    assert!(matches!(
+        nr.flows[0].tcp().unwrap().variant,
+        Variant::NewReno { .. }
     ));
     assert_eq!(
         err(&with("reno", "alpha = 2")),

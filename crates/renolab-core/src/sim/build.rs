@@ -9,7 +9,7 @@ use crate::net::LinkDir;
 use crate::queue::{CoDel, DropTail, FqCoDel, Queue, Red};
 use crate::rng::RngStream;
 use crate::scenario::{DirSpec, FlowSpec, LossKind, QueueSpec, Start, TcpSpec, Traffic, Variant};
-use crate::tcp::cc::{Cc, NewReno, Reno, Tahoe, Vegas};
+use crate::tcp::cc::{Cc, NewReno, Reno, Vegas};
 use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
 use crate::time::{SimDuration, SimTime};
 
@@ -93,12 +93,16 @@ fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
     // ns-2 keeps the fraction of W/2 after a fast retransmit (precisionReduce_).
     let keep_fraction = t.sender.dialect == Dialect::Ns2;
     let cc = match t.variant {
-        Variant::Tahoe => Cc::Tahoe(Tahoe::new(iw, ssthresh)),
-        Variant::Reno | Variant::Sack(_) => Cc::Reno(Reno::new(iw, ssthresh, keep_fraction)),
-        Variant::NewReno(c) => Cc::NewReno(NewReno::new(
+        // Tahoe and SACK are Reno's window arithmetic; what differs is loss recovery's.
+        Variant::Tahoe | Variant::Reno | Variant::Sack => {
+            Cc::Reno(Reno::new(iw, ssthresh, keep_fraction))
+        }
+        Variant::NewReno {
+            ssthresh_estimation,
+        } => Cc::NewReno(NewReno::new(
             iw,
             ssthresh,
-            c.ssthresh_estimation,
+            ssthresh_estimation,
             keep_fraction,
         )),
         Variant::Vegas(c) => Cc::Vegas(Vegas::new(iw, ssthresh, c)),

@@ -698,7 +698,7 @@ impl<T: Tracer> Simulation<T> {
             self.sched.schedule(at, Event::SenderTimer { flow: f });
         }
         if T::ENABLED {
-            let now_w = (tcp.sender.cwnd(), tcp.sender.ssthresh());
+            let now_w = (tcp.sender.inflated_cwnd(), tcp.sender.ssthresh());
             if flow.traced != Some(now_w) {
                 flow.traced = Some(now_w);
                 self.tracer.cwnd_changed(now, f, now_w.0, now_w.1);

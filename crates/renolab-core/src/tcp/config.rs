@@ -1,7 +1,7 @@
 //! Settings of a TCP flow's sender and receiver, resolved from the scenario.
 
+use super::recovery::RecoveryKind;
 use super::rtt::RtoConfig;
-use super::sender::Recovery;
 use crate::time::SimDuration;
 
 /// What the sender's application hands TCP: `bytes` in segments of `mss` (the last may be
@@ -70,7 +70,7 @@ pub struct SenderConfig {
     /// RFC or ns-2 arithmetic where they differ.
     pub dialect: Dialect,
     /// How losses detected by duplicate ACKs are recovered.
-    pub recovery: Recovery,
+    pub recovery: RecoveryKind,
     /// RFC 3042 Limited Transmit: one new segment on each of the first two duplicate ACKs
     /// (ns-2's `singledup_`).
     pub limited_transmit: bool,

@@ -3,7 +3,9 @@
 
 pub mod cc;
 pub mod config;
+pub mod rate;
 pub mod receiver;
+pub mod recovery;
 pub mod rtt;
 pub mod sack;
 pub mod scoreboard;

@@ -1,23 +1,108 @@
 //! Congestion control: one small trait, one file per variant, one closed enum for dispatch.
 //!
-//! The sender ([`crate::tcp::sender`]) owns the shared machinery — duplicate-ACK counting,
-//! the retransmission timer, Karn's rule, fast-recovery bookkeeping and the SACK
-//! scoreboard — and calls these hooks with events it has already classified. A variant only
-//! decides how `cwnd` and `ssthresh` move. How the sender recovers from a loss (go-back-N,
-//! Reno, NewReno partial ACKs, SACK) is the second axis, [`crate::tcp::sender::Recovery`].
+//! The sender ([`crate::tcp::sender`]) owns the shared machinery: duplicate-ACK counting, the
+//! retransmission timer, Karn's rule, the SACK scoreboard, RTT and delivery-rate sampling.
+//! It calls these hooks with events it has already classified and measured. A controller
+//! decides how `cwnd` and `ssthresh` move (and, optionally, a pacing rate). How the window
+//! behaves while a loss is repaired (Reno's inflation, NewReno's partial ACKs, SACK's pipe,
+//! PRR) is the second axis, [`crate::tcp::recovery`], as ns-3 splits `TcpCongestionOps`
+//! from `TcpRecoveryOps` and Linux `tcp_cong_avoid()` from `tcp_cwnd_reduction()`.
+//!
+//! The order of calls on one ACK, as Linux's `tcp_ack()` makes them:
+//! 1. [`CongestionControl::on_ack_sample`] for every ACK that acknowledges or SACKs data
+//!    (Linux's `pkts_acked`/`cong_control` inputs: RTT, delivery rate, in-flight);
+//! 2. if the ACK reveals a loss, [`CongestionControl::on_congestion`] (once per episode);
+//! 3. outside loss recovery, for an ACK of new data, [`CongestionControl::on_ack`] (Linux's
+//!    `cong_avoid`): the window grows.
 
 mod newreno;
 mod reno;
-mod tahoe;
 mod vegas;
 
-pub use newreno::{Careful, NewReno, NewRenoConfig, TimerReset};
-pub use reno::Reno;
-pub use tahoe::Tahoe;
+pub use newreno::NewReno;
+pub use reno::{Growth, Reno};
 pub use vegas::{Vegas, VegasConfig};
 
+use crate::tcp::rate::RateSample;
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
+use crate::units::BitsPerSec;
+
+/// What one ACK told the sender, measured once and handed to the controller.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckSample {
+    /// When the ACK arrived.
+    pub now: SimTime,
+    /// The cumulative ACK: the next segment the receiver expects.
+    pub ack: u32,
+    /// Segments newly acknowledged cumulatively by this ACK (0 for a duplicate).
+    pub acked: u32,
+    /// Segments newly reported by SACK blocks of this ACK.
+    pub sacked: u32,
+    /// The RTT measured by this ACK, if it gave one (Karn's rule applies).
+    pub rtt: Option<SimDuration>,
+    /// The smoothed RTT after this ACK, once there is one.
+    pub srtt: Option<SimDuration>,
+    /// The smallest RTT measured so far.
+    pub min_rtt: Option<SimDuration>,
+    /// Segments in flight after this ACK (RFC 6675 `pipe`, Linux `tcp_packets_in_flight()`;
+    /// without a scoreboard, `snd_max - snd_una`).
+    pub in_flight: u32,
+    /// The delivery-rate sample of this ACK (draft-cheng-iccrg-delivery-rate-estimation),
+    /// when the sender estimates delivery rates.
+    pub rate: Option<RateSample>,
+    /// The ACK carried ECN-Echo (RFC 3168 §6.1.2).
+    pub ece: bool,
+    /// The sender used its whole window in the last round trip (RFC 7661; Linux
+    /// `tcp_is_cwnd_limited()`): a controller that validates its window grows only then.
+    pub cwnd_limited: bool,
+}
+
+impl AckSample {
+    /// A sample carrying only the cumulative ACK (for tests and for senders that measure
+    /// nothing else).
+    pub fn new(now: SimTime, ack: u32, acked: u32) -> Self {
+        AckSample {
+            now,
+            ack,
+            acked,
+            sacked: 0,
+            rtt: None,
+            srtt: None,
+            min_rtt: None,
+            in_flight: 0,
+            rate: None,
+            ece: false,
+            cwnd_limited: true,
+        }
+    }
+}
+
+/// Why the window must come down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Congestion {
+    /// Loss inferred from duplicate ACKs or the SACK scoreboard (RFC 5681 §3.2, RFC 6675).
+    FastRetransmit,
+    /// Loss detected by RACK's time-based rule (RFC 8985 §6.2), or confirmed by a tail-loss
+    /// probe.
+    RackLoss,
+    /// The retransmission timer expired (RFC 6298 §5).
+    Timeout,
+    /// The receiver echoed a Congestion Experienced mark (RFC 3168 §6.1.2).
+    Ecn,
+}
+
+impl Congestion {
+    /// The name Python controllers and traces see.
+    pub fn name(self) -> &'static str {
+        match self {
+            Congestion::FastRetransmit => "fast_retransmit",
+            Congestion::RackLoss => "rack_loss",
+            Congestion::Timeout => "timeout",
+            Congestion::Ecn => "ecn",
+        }
+    }
+}
 
 /// The hooks a congestion-control variant implements. Windows are in segments.
 pub trait CongestionControl {
@@ -25,20 +110,48 @@ pub trait CongestionControl {
     fn cwnd(&self) -> Window;
     /// Current slow-start threshold.
     fn ssthresh(&self) -> Window;
-    /// Segment `seq` left at `now` (a retransmission if `retransmit`).
-    fn on_sent(&mut self, _now: SimTime, _seq: u32, _retransmit: bool) {}
-    /// An ACK for new data (`ack` is the next segment expected, `acked` the number newly
-    /// acknowledged) arrived outside loss recovery.
-    fn on_ack(&mut self, now: SimTime, ack: u32, acked: u32);
-    /// Loss inferred from duplicate ACKs. `window` is what the threshold halves: the flight
-    /// size (RFC 5681) or ns-2's `windowd()` = min(cwnd + inflation, receiver window).
-    fn on_fast_retransmit(&mut self, now: SimTime, window: Window);
-    /// The retransmission timer expired at `now`; `window` as for
-    /// [`Self::on_fast_retransmit`].
-    fn on_timeout(&mut self, now: SimTime, window: Window);
+    /// The rate the sender should pace at, if this controller paces.
+    fn pacing_rate(&self) -> Option<BitsPerSec> {
+        None
+    }
+    /// Loss recovery sets the window directly: PRR's per-ACK reductions (RFC 6937), the end
+    /// of a reduction (Linux `tcp_end_cwnd_reduction()`), NewReno's partial deflation.
+    fn set_cwnd(&mut self, cwnd: Window);
+    /// Loss recovery restores a threshold (Linux's undo, and its RTO during recovery, which
+    /// keeps the threshold set when recovery began).
+    fn set_ssthresh(&mut self, ssthresh: Window);
     /// Partial window deflation (RFC 6582 §3.2 step 5): take `segments` off the window,
     /// never below one segment.
-    fn deflate(&mut self, segments: u32);
+    fn deflate(&mut self, segments: u32) {
+        let cwnd = self.cwnd().minus(segments);
+        self.set_cwnd(cwnd);
+    }
+    /// Segment `seq` left at `now` (a retransmission if `retransmit`).
+    fn on_sent(&mut self, _now: SimTime, _seq: u32, _retransmit: bool) {}
+    /// An ACK that acknowledged or SACKed data, in or out of recovery, before the sender
+    /// acts on it (Linux `pkts_acked`).
+    fn on_ack_sample(&mut self, _sample: &AckSample) {}
+    /// A duplicate ACK arrived at `now`.
+    fn on_dup_ack(&mut self, _now: SimTime) {}
+    /// An ACK of new data outside loss recovery: grow the window (Linux `cong_avoid`).
+    fn on_ack(&mut self, sample: &AckSample);
+    /// A congestion signal at `now`. `window` is what a halving halves: the flight size
+    /// (RFC 5681 §3.1 eq. 4), ns-2's `windowd()` = min(cwnd, receiver window), or Linux's
+    /// cwnd. The controller sets ssthresh and the window the episode starts from; loss
+    /// recovery may then inflate it (Reno) or reduce towards ssthresh gradually (PRR).
+    fn on_congestion(&mut self, now: SimTime, event: Congestion, window: Window);
+    /// The loss episode ended (all that was outstanding at its start is acknowledged).
+    fn on_recovery_end(&mut self, _now: SimTime) {}
+    /// The last reduction was spurious: restore the window it took (Linux `undo_cwnd`).
+    fn on_undo(&mut self, _now: SimTime) {}
+    /// Sending resumes after an idle period (Linux `CA_EVENT_TX_START`).
+    fn on_restart_after_idle(&mut self, _now: SimTime) {}
+    /// The controller's own loss detection (Vegas's fine-grained timer): should segment
+    /// `seq` (the first unacknowledged) be retransmitted at once? Asked on each new ACK
+    /// (`dupacks == 0`) and on each duplicate ACK below the threshold.
+    fn retransmit_due(&mut self, _now: SimTime, _seq: u32, _dupacks: u32) -> bool {
+        false
+    }
     /// The SYN-ACK arrived, `rtt` after the first SYN left.
     fn on_syn_ack(&mut self, _now: SimTime, _rtt: SimDuration) {}
 }
@@ -49,22 +162,11 @@ pub fn halved_ssthresh(window: Window) -> Window {
     Window::segments((window.half().whole()).max(2))
 }
 
-/// Slow start below ssthresh (one segment per ACK, as ns-2's `opencwnd()` and RFC 5681
-/// without ABC), congestion avoidance above (about one segment per window of ACKs).
-pub fn open_window(cwnd: Window, ssthresh: Window) -> Window {
-    if cwnd < ssthresh {
-        cwnd.plus(1)
-    } else {
-        cwnd.plus_reciprocal()
-    }
-}
-
 /// The variants, stored inline in each sender; every method is a `match`, no vtable.
 #[derive(Clone, Debug)]
 pub enum Cc {
-    /// Tahoe: slow start after every loss.
-    Tahoe(Tahoe),
-    /// Reno (also the window arithmetic of SACK).
+    /// Reno (also the window arithmetic of Tahoe and SACK, whose differences are loss
+    /// recovery's).
     Reno(Reno),
     /// NewReno, with Hoe's start-up threshold estimate.
     NewReno(NewReno),
@@ -75,7 +177,6 @@ pub enum Cc {
 macro_rules! dispatch {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
-            Cc::Tahoe($c) => $e,
             Cc::Reno($c) => $e,
             Cc::NewReno($c) => $e,
             Cc::Vegas($c) => $e,
@@ -93,21 +194,49 @@ impl CongestionControl for Cc {
         dispatch!(self, c => c.ssthresh())
     }
     #[inline]
+    fn pacing_rate(&self) -> Option<BitsPerSec> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+    fn set_cwnd(&mut self, cwnd: Window) {
+        dispatch!(self, c => c.set_cwnd(cwnd))
+    }
+    fn set_ssthresh(&mut self, ssthresh: Window) {
+        dispatch!(self, c => c.set_ssthresh(ssthresh))
+    }
+    fn deflate(&mut self, segments: u32) {
+        dispatch!(self, c => c.deflate(segments))
+    }
+    #[inline]
     fn on_sent(&mut self, now: SimTime, seq: u32, retransmit: bool) {
         dispatch!(self, c => c.on_sent(now, seq, retransmit))
     }
     #[inline]
-    fn on_ack(&mut self, now: SimTime, ack: u32, acked: u32) {
-        dispatch!(self, c => c.on_ack(now, ack, acked))
+    fn on_ack_sample(&mut self, sample: &AckSample) {
+        dispatch!(self, c => c.on_ack_sample(sample))
     }
-    fn on_fast_retransmit(&mut self, now: SimTime, window: Window) {
-        dispatch!(self, c => c.on_fast_retransmit(now, window))
+    #[inline]
+    fn on_dup_ack(&mut self, now: SimTime) {
+        dispatch!(self, c => c.on_dup_ack(now))
     }
-    fn on_timeout(&mut self, now: SimTime, window: Window) {
-        dispatch!(self, c => c.on_timeout(now, window))
+    #[inline]
+    fn on_ack(&mut self, sample: &AckSample) {
+        dispatch!(self, c => c.on_ack(sample))
     }
-    fn deflate(&mut self, segments: u32) {
-        dispatch!(self, c => c.deflate(segments))
+    fn on_congestion(&mut self, now: SimTime, event: Congestion, window: Window) {
+        dispatch!(self, c => c.on_congestion(now, event, window))
+    }
+    fn on_recovery_end(&mut self, now: SimTime) {
+        dispatch!(self, c => c.on_recovery_end(now))
+    }
+    fn on_undo(&mut self, now: SimTime) {
+        dispatch!(self, c => c.on_undo(now))
+    }
+    fn on_restart_after_idle(&mut self, now: SimTime) {
+        dispatch!(self, c => c.on_restart_after_idle(now))
+    }
+    #[inline]
+    fn retransmit_due(&mut self, now: SimTime, seq: u32, dupacks: u32) -> bool {
+        dispatch!(self, c => c.retransmit_due(now, seq, dupacks))
     }
     fn on_syn_ack(&mut self, now: SimTime, rtt: SimDuration) {
         dispatch!(self, c => c.on_syn_ack(now, rtt))

@@ -1,58 +1,10 @@
-//! TCP NewReno (RFC 6582; RFC 2582 and joo2000 for the options): Reno's window arithmetic,
-//! plus Hoe's (1996) estimate of the start-up ssthresh. Partial-ACK handling lives in the
-//! sender's `Recovery::NewReno`, configured by [`NewRenoConfig`].
+//! TCP NewReno's window arithmetic: Reno's, plus Hoe's (1996) estimate of the start-up
+//! ssthresh (ns-2's `newreno_changes_`). NewReno's partial-ACK handling (RFC 6582) is loss
+//! recovery's, [`crate::tcp::recovery::newreno`].
 
-use super::{CongestionControl, Reno};
+use super::{AckSample, Congestion, CongestionControl, Reno};
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
-
-/// When a partial ACK restarts the retransmission timer (RFC 6582 §4.3; RFC 2582 §4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimerReset {
-    /// On every partial ACK: recovery continues one segment per RTT however long it takes.
-    SlowButSteady,
-    /// Only on the first partial ACK: a long recovery ends in a timeout and slow start.
-    Impatient,
-}
-
-/// Whether duplicate ACKs after a loss event may start another fast retransmit
-/// (RFC 6582 §3.2 step 1 and §4.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Careful {
-    /// Only once the cumulative ACK covers more than `recover` (ns-2's `bug_fix_`).
-    Careful,
-    /// Also when cwnd > 1 segment and the ACK is within 4 segments of the highest ACK
-    /// seen before the loss event (RFC 6582 §4.1 heuristic).
-    LessCareful,
-    /// Always (RFC 2582 without the bug fix): may retransmit the same window twice.
-    Off,
-}
-
-/// NewReno's options, with RFC 6582 / ns-2.35 defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NewRenoConfig {
-    /// Partial window deflation (RFC 6582 §3.2 step 5; ns-2 `partial_window_deflation_`).
-    pub partial_window_deflation: bool,
-    /// Timer restart policy on partial ACKs.
-    pub timer_reset: TimerReset,
-    /// Fast retransmit guard after a loss event.
-    pub careful: Careful,
-    /// Hoe's start-up ssthresh estimate (ns-2 `newreno_changes_ = 1`).
-    pub ssthresh_estimation: bool,
-}
-
-impl Default for NewRenoConfig {
-    fn default() -> Self {
-        NewRenoConfig {
-            partial_window_deflation: true,
-            // RFC 6582 §3.2 step 5 ("if this is the first partial ACK ... reset the
-            // retransmit timer") and ns-2's newreno_changes1_ = 1.
-            timer_reset: TimerReset::Impatient,
-            careful: Careful::Careful,
-            ssthresh_estimation: false,
-        }
-    }
-}
 
 /// Hoe's estimate: the RTT of the first segment times the bandwidth seen in the spacing of
 /// the 2nd and 3rd ACKs, in segments (ns-2 tcp-newreno.cc, `newreno_changes_`).
@@ -126,27 +78,30 @@ impl CongestionControl for NewReno {
         }
     }
 
-    fn on_ack(&mut self, now: SimTime, ack: u32, acked: u32) {
-        if let Some(estimate) = self.hoe.as_mut().and_then(|h| h.on_ack(now)) {
+    fn set_cwnd(&mut self, cwnd: Window) {
+        self.reno.set_cwnd(cwnd);
+    }
+
+    fn set_ssthresh(&mut self, ssthresh: Window) {
+        self.reno.set_ssthresh(ssthresh);
+    }
+
+    fn on_ack(&mut self, sample: &AckSample) {
+        if let Some(estimate) = self.hoe.as_mut().and_then(|h| h.on_ack(sample.now)) {
             self.estimate = Some(estimate);
             self.reno.cap_ssthresh(estimate);
             self.hoe = None;
         }
-        self.reno.on_ack(now, ack, acked);
+        self.reno.on_ack(sample);
     }
 
-    fn on_fast_retransmit(&mut self, now: SimTime, window: Window) {
+    fn on_congestion(&mut self, now: SimTime, event: Congestion, window: Window) {
         self.hoe = None;
-        self.reno.on_fast_retransmit(now, window);
+        self.reno.on_congestion(now, event, window);
     }
 
-    fn on_timeout(&mut self, now: SimTime, window: Window) {
-        self.hoe = None;
-        self.reno.on_timeout(now, window);
-    }
-
-    fn deflate(&mut self, segments: u32) {
-        self.reno.deflate(segments);
+    fn on_undo(&mut self, now: SimTime) {
+        self.reno.on_undo(now);
     }
 
     fn on_syn_ack(&mut self, _now: SimTime, rtt: SimDuration) {
@@ -171,9 +126,9 @@ mod tests {
     fn hoe_estimates_the_pipe_from_the_first_rtt_and_ack_spacing() {
         let mut n = NewReno::new(1, 100_000, true, false);
         n.on_sent(ms(0), 0, false);
-        n.on_ack(ms(100), 1, 1); // RTT of segment 0: 100 ms
-        n.on_ack(ms(200), 2, 1);
-        n.on_ack(ms(202), 3, 1); // ACKs 2 ms apart: 50 segments per RTT
+        n.on_ack(&AckSample::new(ms(100), 1, 1)); // RTT of segment 0: 100 ms
+        n.on_ack(&AckSample::new(ms(200), 2, 1));
+        n.on_ack(&AckSample::new(ms(202), 3, 1)); // ACKs 2 ms apart: 50 segments per RTT
         assert_eq!(n.ssthresh_estimate(), Some(50));
         assert_eq!(n.ssthresh(), Window::segments(50));
     }
@@ -183,7 +138,7 @@ mod tests {
         let mut n = NewReno::new(1, 1000, false, false);
         n.on_sent(ms(0), 0, false);
         for (i, t) in [100, 200, 202].into_iter().enumerate() {
-            n.on_ack(ms(t), i as u32 + 1, 1);
+            n.on_ack(&AckSample::new(ms(t), i as u32 + 1, 1));
         }
         assert_eq!(n.ssthresh(), Window::segments(1000));
     }

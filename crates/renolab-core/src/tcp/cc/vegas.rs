@@ -50,7 +50,7 @@
 
 use std::collections::VecDeque;
 
-use super::{halved_ssthresh, CongestionControl};
+use super::{halved_ssthresh, AckSample, Congestion, CongestionControl};
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
 
@@ -440,7 +440,28 @@ impl CongestionControl for Vegas {
         }
     }
 
-    fn on_ack(&mut self, now: SimTime, ack: u32, _acked: u32) {
+    fn set_cwnd(&mut self, cwnd: Window) {
+        self.cwnd = cwnd.as_f64().max(1.0);
+    }
+
+    fn set_ssthresh(&mut self, ssthresh: Window) {
+        self.ssthresh = ssthresh.whole().max(2);
+    }
+
+    fn on_dup_ack(&mut self, now: SimTime) {
+        self.on_any_ack(now);
+    }
+
+    fn retransmit_due(&mut self, now: SimTime, seq: u32, dupacks: u32) -> bool {
+        if dupacks == 0 {
+            self.worried_and_expired(now, seq)
+        } else {
+            self.segment_expired(now, seq)
+        }
+    }
+
+    fn on_ack(&mut self, sample: &AckSample) {
+        let (now, ack) = (sample.now, sample.ack);
         let origin = self.origin.unwrap_or(now);
         self.on_any_ack(now);
         self.next_seq = self.next_seq.max(ack);
@@ -467,14 +488,14 @@ impl CongestionControl for Vegas {
         }
     }
 
-    fn on_fast_retransmit(&mut self, now: SimTime, window: Window) {
-        if let (Some(w), _) = self.loss(now, window) {
-            self.cwnd = w;
-            self.ssthresh = 2;
+    fn on_congestion(&mut self, now: SimTime, event: Congestion, window: Window) {
+        if event != Congestion::Timeout {
+            if let (Some(w), _) = self.loss(now, window) {
+                self.cwnd = w;
+                self.ssthresh = 2;
+            }
+            return;
         }
-    }
-
-    fn on_timeout(&mut self, now: SimTime, window: Window) {
         self.ssthresh = halved_ssthresh(window).whole();
         // ns-2's v_slowstart_: restart from two segments.
         self.cwnd = 2.0;
@@ -521,7 +542,7 @@ mod tests {
             let Reverse((t, ack)) = due.pop().expect("an ACK in flight");
             now = t;
             una = ack;
-            v.on_ack(ms(t), ack, 1);
+            v.on_ack(&AckSample::new(ms(t), ack, 1));
             out.push((t, ack, v.cwnd, v.ssthresh));
         }
     }
@@ -584,7 +605,7 @@ mod tests {
             // Segment 0's sample (0.1 s, no error) then shrinks the deviation: (0.2 + 0.075)
             // / 2 * 17/16 = 0.146 s, except in ns-2, where a segment sent at the first
             // instant gives no sample.
-            v.on_ack(ms(100), 1, 1);
+            v.on_ack(&AckSample::new(ms(100), 1, 1));
             assert!(!v.segment_expired(ms(still_out), 1), "ns2 {ns2}");
             assert!(v.segment_expired(ms(expired), 1), "ns2 {ns2}");
         }
@@ -597,7 +618,7 @@ mod tests {
             v.reproduce_ns2_artefacts(4);
         }
         v.on_sent(ms(0), 0, false);
-        v.on_ack(ms(100), 1, 1);
+        v.on_ack(&AckSample::new(ms(100), 1, 1));
         for s in 1..=last {
             v.on_sent(ms(100), s, false);
         }
@@ -616,7 +637,7 @@ mod tests {
         v.end_ns2_inflation();
         assert_eq!((v.cwnd, v.ssthresh), (9.0, 2));
         v.on_sent(ms(150), 1, true);
-        v.on_ack(ms(200), 2, 1);
+        v.on_ack(&AckSample::new(ms(200), 2, 1));
         let w = v.cwnd;
         // Segment 2 left before that cut: no second cut for the same window.
         assert!(v.on_ns2_retransmit(ms(250), Window::segments(9), 3));
@@ -637,11 +658,11 @@ mod tests {
             // A ring of 4: the ACK of segments 1..=4 wraps (slots 1, 2, 3, 0), so in ns-2
             // segments 5..=8, sent into those slots, count as retransmitted.
             let mut v = after_first_ack(4, ns2);
-            v.on_ack(ms(200), 5, 4);
+            v.on_ack(&AckSample::new(ms(200), 5, 4));
             for s in 5..=8 {
                 v.on_sent(ms(200), s, false);
             }
-            v.on_ack(ms(300), 5, 0);
+            v.on_ack(&AckSample::new(ms(300), 5, 0));
             // Segment 5 lost: ns-2 takes it for a retransmission lost again and halves.
             let first = v.on_ns2_retransmit(ms(350), Window::segments(8), 3);
             assert_eq!(
@@ -659,7 +680,7 @@ mod tests {
     fn ns2_reads_the_record_of_a_segment_not_sent_yet() {
         for ns2 in [false, true] {
             let mut v = after_first_ack(3, ns2);
-            v.on_ack(ms(200), 4, 3);
+            v.on_ack(&AckSample::new(ms(200), 4, 3));
             // Nothing outstanding: ns-2 finds segment 4's slot cleared ("1 s old").
             assert_eq!(v.segment_expired(ms(200), 4), ns2);
         }

@@ -2,11 +2,13 @@
 //! each event, exactly.
 
 use super::*;
-use crate::tcp::cc::{NewReno, NewRenoConfig, Reno, Tahoe, Vegas, VegasConfig};
+use crate::tcp::cc::{NewReno, Reno, Vegas, VegasConfig};
+use crate::tcp::recovery::{NewRenoConfig, RecoveryKind, TimerReset};
 use crate::tcp::rtt::RtoConfig;
+use crate::tcp::sack::SackBlocks;
 use crate::time::SimDuration;
 
-fn config(recovery: Recovery) -> SenderConfig {
+fn config(recovery: RecoveryKind) -> SenderConfig {
     SenderConfig {
         header_bytes: 40,
         initial_window: 1,
@@ -27,7 +29,7 @@ fn config(recovery: Recovery) -> SenderConfig {
     }
 }
 
-fn sender_with(cc: Cc, recovery: Recovery, segments: u64) -> TcpSender {
+fn sender_with(cc: Cc, recovery: RecoveryKind, segments: u64) -> TcpSender {
     let transfer = Transfer {
         mss: 1000,
         bytes: Some(segments * 1000),
@@ -40,7 +42,7 @@ fn sender_with(cc: Cc, recovery: Recovery, segments: u64) -> TcpSender {
 fn reno(iw: u32, segments: u64) -> TcpSender {
     sender_with(
         Cc::Reno(Reno::new(iw, u32::MAX, false)),
-        Recovery::Reno,
+        RecoveryKind::Reno,
         segments,
     )
 }
@@ -113,21 +115,26 @@ fn reno_fast_retransmits_after_three_duplicates_and_deflates_on_new_data() {
         "fast retransmit on the 3rd"
     );
     assert_eq!(s.ssthresh(), w(flight / 2));
-    assert_eq!(s.cwnd(), w(flight / 2 + 3));
+    assert_eq!(s.cwnd(), w(flight / 2));
+    assert_eq!(s.inflated_cwnd(), w(flight / 2 + 3));
     assert!(s.in_fast_recovery());
     // A 4th duplicate inflates by one.
     ack(&mut s, ms(103), una);
-    assert_eq!(s.cwnd(), w(flight / 2 + 4));
+    assert_eq!(s.inflated_cwnd(), w(flight / 2 + 4));
     // New data ends recovery: cwnd deflates to ssthresh.
     ack(&mut s, ms(150), max);
     assert!(!s.in_fast_recovery());
-    assert_eq!(s.cwnd(), w(flight / 2));
+    assert_eq!(s.inflated_cwnd(), w(flight / 2));
     assert_eq!(loss_counts(&s), (1, 1, 0));
 }
 
 #[test]
 fn tahoe_restarts_slow_start_and_resends_from_the_hole() {
-    let s = sender_with(Cc::Tahoe(Tahoe::new(1, u32::MAX)), Recovery::GoBackN, 100);
+    let s = sender_with(
+        Cc::Reno(Reno::new(1, u32::MAX, false)),
+        RecoveryKind::Tahoe,
+        100,
+    );
     let mut s = twelve_outstanding(s);
     let una = s.snd_una();
     ack(&mut s, ms(101), una);
@@ -145,7 +152,7 @@ fn tahoe_restarts_slow_start_and_resends_from_the_hole() {
 fn newreno(cfg: NewRenoConfig) -> TcpSender {
     sender_with(
         Cc::NewReno(NewReno::new(1, u32::MAX, false, false)),
-        Recovery::NewReno(cfg),
+        RecoveryKind::NewReno(cfg),
         100,
     )
 }
@@ -159,12 +166,12 @@ fn newreno_retransmits_the_next_hole_on_a_partial_ack_and_stays_in_recovery() {
         ack(&mut s, ms(101), una);
     }
     assert!(s.in_fast_recovery());
-    let before = s.cwnd();
+    let before = s.inflated_cwnd();
     // Segments una and una+2 were lost: the retransmission of una brings a partial ACK.
     assert_eq!(ack(&mut s, ms(150), una + 2), vec![(una + 2, true)]);
     assert!(s.in_fast_recovery());
     // Partial window deflation: down by the 2 acknowledged, up by one.
-    assert_eq!(s.cwnd(), before.minus(1));
+    assert_eq!(s.inflated_cwnd(), before.minus(1));
     ack(&mut s, ms(200), max);
     assert!(!s.in_fast_recovery());
     assert_eq!(loss_counts(&s), (1, 2, 0));
@@ -216,7 +223,7 @@ fn slow_but_steady_newreno_restarts_the_timer_on_every_partial_ack() {
 #[test]
 fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() {
     let mut s = twelve_outstanding(reno(1, 100));
-    s.config.limited_transmit = true;
+    s.state.config.limited_transmit = true;
     let una = s.snd_una();
     let max = s.snd_max();
     assert_eq!(ack(&mut s, ms(101), una), vec![(max, false)]);
@@ -278,7 +285,7 @@ fn with_a_handshake_data_waits_for_the_syn_ack() {
     let cfg = SenderConfig {
         handshake: true,
         initial_window: 2,
-        ..config(Recovery::Reno)
+        ..config(RecoveryKind::Reno)
     };
     let mut s = TcpSender::new(cfg, transfer, Cc::Reno(Reno::new(2, u32::MAX, false)), 0);
     s.start(ms(0));
@@ -294,8 +301,8 @@ fn with_a_handshake_data_waits_for_the_syn_ack() {
 #[test]
 fn sack_recovery_retransmits_every_hole_before_the_first_partial_ack() {
     let cc = Cc::Reno(Reno::new(1, u32::MAX, false));
-    for mode in [SackRecovery::Ns2, SackRecovery::Rfc6675] {
-        let mut s = twelve_outstanding(sender_with(cc.clone(), Recovery::Sack(mode), 100));
+    for mode in [RecoveryKind::Sack, RecoveryKind::Rfc6675] {
+        let mut s = twelve_outstanding(sender_with(cc.clone(), mode, 100));
         let una = s.snd_una();
         let max = s.snd_max();
         // una and una+2 are lost; the other segments of the window arrive one by one and
@@ -325,7 +332,7 @@ fn sack_blocks_reaching_past_the_data_sent_are_ignored() {
     let cc = Cc::Reno(Reno::new(40, u32::MAX, false));
     let cfg = SenderConfig {
         dupack_threshold: 1,
-        ..config(Recovery::Sack(SackRecovery::Rfc6675))
+        ..config(RecoveryKind::Rfc6675)
     };
     let transfer = Transfer {
         mss: 1000,
@@ -354,7 +361,7 @@ fn ns2_vegas() -> TcpSender {
     let cfg = SenderConfig {
         dialect: Dialect::Ns2,
         limited_transmit: true,
-        ..config(Recovery::Reno)
+        ..config(RecoveryKind::Reno)
     };
     let transfer = Transfer {
         mss: 1000,
@@ -375,7 +382,7 @@ fn ns2_vegas_retransmits_on_the_third_duplicate_inflates_by_further_ones_and_def
     let mut s = ns2_vegas();
     assert!(ack(&mut s, ms(110), 8).is_empty(), "no Limited Transmit");
     assert!(ack(&mut s, ms(111), 8).is_empty());
-    let rto = s.rtt.rto();
+    let rto = s.state.rtt.rto();
     // 9 - 9/4 = 7, plus the 3 duplicates: one new segment fits.
     assert_eq!(ack(&mut s, ms(112), 8), vec![(8, true), (17, false)]);
     assert_eq!(s.cwnd(), w(10));

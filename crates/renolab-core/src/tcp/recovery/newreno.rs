@@ -1,0 +1,194 @@
+//! NewReno's fast recovery (RFC 6582; RFC 2582, ns-2.35's `tcp-newreno.cc` and joo2000 for
+//! the options): Reno's inflation, but a partial ACK (one that acknowledges some, not all,
+//! of what was outstanding when recovery began) retransmits the next hole at once and keeps
+//! recovery going until everything outstanding at its start is acknowledged.
+
+use super::SenderState;
+use crate::tcp::cc::{AckSample, Cc, CongestionControl};
+use crate::tcp::config::Dialect;
+use crate::tcp::sender::Phase;
+
+/// When a partial ACK restarts the retransmission timer (RFC 6582 §4.3; RFC 2582 §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerReset {
+    /// On every partial ACK: recovery continues one segment per RTT however long it takes.
+    SlowButSteady,
+    /// Only on the first partial ACK: a long recovery ends in a timeout and slow start.
+    Impatient,
+}
+
+/// Whether duplicate ACKs after a loss event may start another fast retransmit
+/// (RFC 6582 §3.2 step 1 and §4.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Careful {
+    /// Only once the cumulative ACK covers more than `recover` (RFC 6582 §3.2 step 1;
+    /// ns-2's `bug_fix_`).
+    Careful,
+    /// Also when cwnd > 1 segment and the ACK is within 4 segments of the highest ACK
+    /// seen before the loss event (RFC 6582 §4.1 heuristic).
+    LessCareful,
+    /// Always (RFC 2582 without the bug fix): may retransmit the same window twice.
+    Off,
+}
+
+/// NewReno's recovery options, with RFC 6582 / ns-2.35 defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewRenoConfig {
+    /// Partial window deflation (RFC 6582 §3.2 step 5; ns-2 `partial_window_deflation_`).
+    pub partial_window_deflation: bool,
+    /// Timer restart policy on partial ACKs.
+    pub timer_reset: TimerReset,
+    /// Fast retransmit guard after a loss event.
+    pub careful: Careful,
+    /// ns-2 with Hoe's changes (`newreno_changes_ = 1`) also changes how recovery sends: no
+    /// window-released segments during recovery, one new segment on every odd duplicate
+    /// from the fifth. Set together with the controller's Hoe estimate.
+    pub hoe_sending: bool,
+}
+
+impl Default for NewRenoConfig {
+    fn default() -> Self {
+        NewRenoConfig {
+            partial_window_deflation: true,
+            // RFC 6582 §3.2 step 5 ("if this is the first partial ACK ... reset the
+            // retransmit timer") and ns-2's newreno_changes1_ = 1.
+            timer_reset: TimerReset::Impatient,
+            careful: Careful::Careful,
+            hoe_sending: false,
+        }
+    }
+}
+
+/// NewReno's recovery state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewRenoRecovery {
+    /// Options.
+    pub config: NewRenoConfig,
+    /// Window inflation in segments (ns-2's `dupwnd_`).
+    pub dupwnd: u32,
+}
+
+impl NewRenoRecovery {
+    /// A recovery with these options.
+    pub fn new(config: NewRenoConfig) -> Self {
+        NewRenoRecovery { config, dupwnd: 0 }
+    }
+
+    /// RFC 6582 §3.2 step 2 (as RFC 5681 §3.2 steps 2-3).
+    pub(crate) fn on_enter(&mut self, s: &mut SenderState) {
+        self.dupwnd = s.config.dupack_threshold;
+        s.retransmit_next = Some(s.snd_una);
+        s.phase = Phase::FastRecovery {
+            recover: s.snd_max,
+            partial_acks: 0,
+        };
+    }
+
+    /// ns-2's NewReno sends little from its window during recovery: at most two segments
+    /// per ACK (`send_much(0, 0, 2)`), none at all with Hoe's changes.
+    pub(crate) fn burst_limit(&self, s: &SenderState) -> u32 {
+        match (s.config.dialect, s.in_fast_recovery()) {
+            (Dialect::Ns2, true) if self.config.hoe_sending => 0,
+            (Dialect::Ns2, true) => 2,
+            _ => u32::MAX,
+        }
+    }
+
+    /// RFC 6582 §3.2 step 3: inflate by one segment per duplicate.
+    pub(crate) fn on_dup_ack(&mut self, s: &mut SenderState) {
+        self.dupwnd += 1;
+        // ns-2 tcp-newreno.cc with newreno_changes_: a new segment on every odd duplicate
+        // ACK from the 5th on, whatever the window.
+        if s.config.dialect == Dialect::Ns2
+            && self.config.hoe_sending
+            && s.dupacks >= 5
+            && s.dupacks % 2 == 1
+        {
+            s.send_new_regardless = true;
+        }
+    }
+
+    /// RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment, deflate, and
+    /// restart the timer as `timer_reset` says. Returns whether the timer restarts.
+    pub(crate) fn on_partial_ack(
+        &mut self,
+        s: &mut SenderState,
+        cc: &mut Cc,
+        acked: u32,
+        partial_acks: u32,
+    ) -> bool {
+        if self.config.partial_window_deflation {
+            // The window shrinks by the segments acknowledged, then grows by one; ns-2
+            // splits this between cwnd and dupwnd.
+            if self.dupwnd > acked {
+                self.dupwnd -= acked - 1;
+            } else {
+                cc.deflate(acked - self.dupwnd);
+                self.dupwnd = 1;
+            }
+        } else {
+            self.dupwnd = 0;
+        }
+        s.retransmit_next = Some(s.snd_una);
+        self.config.timer_reset == TimerReset::SlowButSteady || partial_acks == 1
+    }
+
+    /// RFC 6582 §3.2 step 6: full ACK, deflate (ns-2 opens the window once more).
+    pub(crate) fn on_exit(&mut self, cc: &mut Cc, sample: &AckSample, ns2: bool) {
+        self.dupwnd = 0;
+        if ns2 {
+            cc.on_ack(sample);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::Reno;
+    use crate::tcp::window::Window;
+
+    fn recovery(pwd: bool) -> NewRenoRecovery {
+        NewRenoRecovery {
+            config: NewRenoConfig {
+                partial_window_deflation: pwd,
+                ..NewRenoConfig::default()
+            },
+            dupwnd: 5,
+        }
+    }
+
+    #[test]
+    fn partial_deflation_takes_the_acknowledged_segments_from_the_inflation_first() {
+        let mut cc = Cc::Reno(Reno::new(10, 100, false));
+        let mut r = recovery(true);
+        r.deflate_for_test(&mut cc, 3);
+        // dupwnd 5 > 3 acknowledged: dupwnd loses 3 - 1 = 2, cwnd untouched.
+        assert_eq!((r.dupwnd, cc.cwnd()), (3, Window::segments(10)));
+        r.deflate_for_test(&mut cc, 6);
+        // dupwnd 3 <= 6: cwnd loses 6 - 3 = 3, dupwnd becomes 1.
+        assert_eq!((r.dupwnd, cc.cwnd()), (1, Window::segments(7)));
+    }
+
+    #[test]
+    fn without_partial_deflation_the_inflation_is_dropped_and_cwnd_kept() {
+        let mut cc = Cc::Reno(Reno::new(10, 100, false));
+        let mut r = recovery(false);
+        r.deflate_for_test(&mut cc, 3);
+        assert_eq!((r.dupwnd, cc.cwnd()), (0, Window::segments(10)));
+    }
+
+    impl NewRenoRecovery {
+        /// The window part of `on_partial_ack`, without a sender.
+        fn deflate_for_test(&mut self, cc: &mut Cc, acked: u32) {
+            let config = crate::tcp::sender::tests_support::config();
+            let mut s = crate::tcp::sender::tests_support::state(config);
+            self.on_partial_ack(&mut s, cc, acked, 1);
+            assert_eq!(
+                s.retransmit_next,
+                Some(s.snd_una),
+                "the next hole is resent"
+            );
+        }
+    }
+}
