@@ -39,6 +39,9 @@ pub struct AckSample {
     pub acked: u32,
     /// Segments newly reported by SACK blocks of this ACK.
     pub sacked: u32,
+    /// One past the highest segment sent so far (Linux's `snd_nxt`): a round trip ends when
+    /// the cumulative ACK passes the value this had when the round began.
+    pub snd_max: u32,
     /// The RTT measured by this ACK, if it gave one (Karn's rule applies).
     pub rtt: Option<SimDuration>,
     /// The smoothed RTT after this ACK, once there is one.
@@ -67,6 +70,7 @@ impl AckSample {
             ack,
             acked,
             sacked: 0,
+            snd_max: ack,
             rtt: None,
             srtt: None,
             min_rtt: None,
@@ -144,8 +148,9 @@ pub trait CongestionControl {
     fn on_recovery_end(&mut self, _now: SimTime) {}
     /// The last reduction was spurious: restore the window it took (Linux `undo_cwnd`).
     fn on_undo(&mut self, _now: SimTime) {}
-    /// Sending resumes after an idle period (Linux `CA_EVENT_TX_START`).
-    fn on_restart_after_idle(&mut self, _now: SimTime) {}
+    /// New data leaves while nothing is in flight (Linux `CA_EVENT_TX_START`); `idle` is
+    /// the time since the sender last sent anything.
+    fn on_tx_start(&mut self, _now: SimTime, _idle: SimDuration) {}
     /// The controller's own loss detection (Vegas's fine-grained timer): should segment
     /// `seq` (the first unacknowledged) be retransmitted at once? Asked on each new ACK
     /// (`dupacks == 0`) and on each duplicate ACK below the threshold.
@@ -231,8 +236,8 @@ impl CongestionControl for Cc {
     fn on_undo(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_undo(now))
     }
-    fn on_restart_after_idle(&mut self, now: SimTime) {
-        dispatch!(self, c => c.on_restart_after_idle(now))
+    fn on_tx_start(&mut self, now: SimTime, idle: SimDuration) {
+        dispatch!(self, c => c.on_tx_start(now, idle))
     }
     #[inline]
     fn retransmit_due(&mut self, now: SimTime, seq: u32, dupacks: u32) -> bool {

@@ -65,7 +65,11 @@ impl TcpSender {
         let acked = ack - s.snd_una;
         s.snd_una = ack;
         s.snd_nxt = s.snd_nxt.max(ack);
-        let sample = AckSample::new(now, ack, acked);
+        let sample = AckSample {
+            snd_max: s.snd_max,
+            in_flight: s.snd_max - ack,
+            ..AckSample::new(now, ack, acked)
+        };
         match s.phase {
             Phase::FastRecovery {
                 recover,
