@@ -58,6 +58,7 @@ impl ArbReceiver {
                 ack_every: (self.ack_every as u32).max(1),
                 delack_timeout: SimDuration::from_micros(self.delack_timeout_us as u64),
                 ack_bytes: 40,
+            sack_option_bytes: 0,
                 sack: self.sack,
                 dialect: if self.ns2 { Dialect::Ns2 } else { Dialect::Rfc },
             },

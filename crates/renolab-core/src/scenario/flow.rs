@@ -11,7 +11,7 @@ use super::{
 use crate::tcp::cc::VegasConfig;
 use crate::tcp::recovery::{Careful, NewRenoConfig, RecoveryKind, TimerReset, RECOVERIES};
 use crate::tcp::rtt::RtoConfig;
-use crate::tcp::{Dialect, ReceiverConfig, SenderConfig};
+use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 
 /// TCP variants.
@@ -209,7 +209,9 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
         .map_or(default_profile, profile::by_name);
     let variant_name = t.choice("variant", VARIANTS)?.unwrap_or("reno");
     let mss = t.int("mss", 1, MAX_MSS)?.unwrap_or(profile.mss as u64) as u32;
-    let header_bytes = t.int("header_bytes", 0, 1024)?.unwrap_or(40) as u32;
+    let header_bytes = t
+        .int("header_bytes", 0, 1024)?
+        .unwrap_or(profile.header_bytes as u64) as u32;
     let bytes = t.bytes("bytes", 1, 1 << 50)?;
     if let Some(b) = bytes {
         if b.div_ceil(mss as u64) >= u32::MAX as u64 {
@@ -231,7 +233,7 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
 
     let opts = t.table("options")?;
     let recovery_name = parse_recovery_name(t, opts.as_ref(), profile, variant_name)?;
-    let sack = matches!(recovery_name, "sack" | "rfc6675");
+    let sack = matches!(recovery_name, "sack" | "rfc6675" | "prr");
     let receiver = parse_receiver(t.table("receiver")?, profile, sack)?;
     if let Some(o) = &opts {
         let mut allowed: Vec<&str> = COMMON_OPTIONS.to_vec();
@@ -309,6 +311,9 @@ fn parse_recovery_name(
         (None, None) => match variant {
             "tahoe" => "tahoe",
             "newreno" => "newreno",
+            "vegas" => "reno",
+            // A Linux host recovers with SACK, RACK-TLP and PRR.
+            _ if profile.name == "linux" => "prr",
             "sack" => sack_default,
             _ => "reno",
         },
@@ -318,10 +323,10 @@ fn parse_recovery_name(
         .copied()
         .find(|r| *r == name)
         .expect("a listed recovery");
-    if variant == "sack" && !matches!(name, "sack" | "rfc6675") {
+    if variant == "sack" && !matches!(name, "sack" | "rfc6675" | "prr") {
         return Err(ScenarioError::new(
             t.field("recovery"),
-            format!("{name:?} does not use SACK; variant \"sack\" takes recovery \"sack\" or \"rfc6675\""),
+            format!("{name:?} does not use SACK; variant \"sack\" takes recovery \"sack\", \"rfc6675\" or \"prr\""),
         ));
     }
     Ok(name)
@@ -371,6 +376,7 @@ fn parse_recovery(
         }
         "sack" => RecoveryKind::Sack,
         "rfc6675" => RecoveryKind::Rfc6675,
+        "prr" => RecoveryKind::Prr,
         _ => unreachable!("parse_recovery_name() only returns listed recoveries"),
     })
 }
@@ -410,13 +416,10 @@ fn parse_receiver(r: Option<Table<'_>>, profile: Profile, sack: bool) -> Result<
         delayed_ack: profile.delayed_ack,
         ack_every: 2,
         delack_timeout: profile.delack_timeout,
-        ack_bytes: 40,
+        ack_bytes: profile.ack_bytes,
+        sack_option_bytes: profile.sack_option_bytes,
         sack,
-        dialect: if profile.name == "ns2" {
-            Dialect::Ns2
-        } else {
-            Dialect::Rfc
-        },
+        dialect: profile.dialect,
     };
     if let Some(r) = r {
         r.only(&["delayed_ack", "ack_every", "delack_timeout", "ack_bytes"])?;
@@ -489,11 +492,7 @@ fn parse_sender(
         ));
     }
     let handshake = o.bool("handshake")?.unwrap_or(profile.handshake);
-    let dialect = if profile.name == "ns2" {
-        Dialect::Ns2
-    } else {
-        Dialect::Rfc
-    };
+    let dialect = profile.dialect;
     Ok(SenderConfig {
         header_bytes,
         initial_window,

@@ -5,11 +5,20 @@
 //! - `rfc`: the IETF defaults (RFC 5681, RFC 6298, RFC 6928).
 //! - `ns2`: ns-2.35's one-way agents as `tcl/lib/ns-default.tcl` sets them.
 //! - `opnet`: the TCP parameter table of subedi2008 (OPNET Modeler).
+//! - `linux`: a Linux 6.x host at its default sysctls (docs/variants/linux.md): what changes
+//!   what a flow does on the wire.
 
+use crate::tcp::Dialect;
 use crate::time::SimDuration;
 
 /// Names of the profiles.
-pub const PROFILES: &[&str] = &["rfc", "ns2", "opnet"];
+pub const PROFILES: &[&str] = &["rfc", "ns2", "opnet", "linux"];
+
+/// IPv4 (20) and TCP (20) headers without options, bytes.
+pub const TCP_IP_HEADER_BYTES: u32 = 40;
+/// The same with the timestamp option (RFC 7323: 10 bytes, padded to 12), as Linux sends
+/// every segment.
+pub const TCP_IP_TIMESTAMPS_HEADER_BYTES: u32 = 52;
 
 /// The defaults a profile supplies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +57,14 @@ pub struct Profile {
     pub queue_limit_counts_transmitting: bool,
     /// RFC 3042 Limited Transmit.
     pub limited_transmit: bool,
+    /// IP and TCP header bytes on every data segment.
+    pub header_bytes: u32,
+    /// Size of an ACK without SACK blocks.
+    pub ack_bytes: u32,
+    /// Bytes of a SACK option besides its blocks (see `ReceiverConfig::sack_option_bytes`).
+    pub sack_option_bytes: u32,
+    /// Which rules the endpoints follow where the RFCs, ns-2 and Linux differ.
+    pub dialect: Dialect,
 }
 
 /// RFC defaults.
@@ -69,6 +86,10 @@ pub const RFC: Profile = Profile {
     partial_window_deflation: true, // RFC 6582 §3.2 step 5
     queue_limit_counts_transmitting: false,
     limited_transmit: true, // RFC 5681 §3.2 step 1
+    header_bytes: TCP_IP_HEADER_BYTES,
+    ack_bytes: TCP_IP_HEADER_BYTES,
+    sack_option_bytes: 0,
+    dialect: Dialect::Rfc,
 };
 
 /// ns-2.35 defaults (`ns-default.tcl`; see docs/ns2-behaviour.md).
@@ -89,7 +110,11 @@ pub const NS2: Profile = Profile {
     delack_timeout: SimDuration::from_millis(100),   // TCPSink/DelAck interval_
     partial_window_deflation: true,                  // partial_window_deflation_
     queue_limit_counts_transmitting: true,
-    limited_transmit: true, // singledup_
+    limited_transmit: true,            // singledup_
+    header_bytes: TCP_IP_HEADER_BYTES, // tcpip_base_hdr_size_
+    ack_bytes: TCP_IP_HEADER_BYTES,
+    sack_option_bytes: 0, // tcp-sink.cc adds 8 bytes per block
+    dialect: Dialect::Ns2,
 };
 
 /// subedi2008's OPNET parameters.
@@ -111,6 +136,41 @@ pub const OPNET: Profile = Profile {
     partial_window_deflation: true,
     queue_limit_counts_transmitting: false,
     limited_transmit: false,
+    header_bytes: TCP_IP_HEADER_BYTES,
+    ack_bytes: TCP_IP_HEADER_BYTES,
+    sack_option_bytes: 0,
+    dialect: Dialect::Rfc,
+};
+
+/// A Linux 6.x sender and receiver at their default sysctls (`net.ipv4.tcp_*`), as far as
+/// they change what a flow does on the wire. Each value names the kernel constant or sysctl
+/// it follows; docs/variants/linux.md lists the rules and what is left out.
+pub const LINUX: Profile = Profile {
+    name: "linux",
+    // A 1500-byte MTU less 52 bytes of IP, TCP and timestamp headers.
+    mss: 1448,
+    initial_window: Some(10),         // TCP_INIT_CWND (RFC 6928)
+    initial_ssthresh: Some(u32::MAX), // TCP_INFINITE_SSTHRESH
+    // The receiver's window is set by the scenario (`window`), else unlimited: Linux's
+    // autotuned buffers (tcp_rmem) grow with the connection.
+    window: Some(u32::MAX),
+    receive_buffer_bytes: 0,
+    dupack_threshold: 3,                    // tcp_reordering
+    initial_rto: SimDuration::from_secs(1), // TCP_TIMEOUT_INIT (RFC 6298)
+    min_rto: SimDuration::from_millis(200), // TCP_RTO_MIN
+    max_rto: SimDuration::from_secs(120),   // TCP_RTO_MAX
+    clock_granularity: SimDuration::ZERO,   // microsecond RTT samples
+    handshake: true,
+    delayed_ack: true,
+    delack_timeout: SimDuration::from_millis(40), // TCP_ATO_MIN (adaptive, see receiver)
+    partial_window_deflation: true,
+    queue_limit_counts_transmitting: false,
+    // RACK counts SACKed segments out of the flight instead (RFC 8985 §5).
+    limited_transmit: false,
+    header_bytes: TCP_IP_TIMESTAMPS_HEADER_BYTES, // tcp_timestamps = 1
+    ack_bytes: TCP_IP_TIMESTAMPS_HEADER_BYTES,
+    sack_option_bytes: 4,
+    dialect: Dialect::Linux,
 };
 
 /// The profile called `name` (already checked against [`PROFILES`]).
@@ -118,6 +178,7 @@ pub fn by_name(name: &str) -> Profile {
     match name {
         "ns2" => NS2,
         "opnet" => OPNET,
+        "linux" => LINUX,
         _ => RFC,
     }
 }

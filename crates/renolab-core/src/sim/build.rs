@@ -9,7 +9,7 @@ use crate::net::LinkDir;
 use crate::queue::{CoDel, DropTail, FqCoDel, Queue, Red};
 use crate::rng::RngStream;
 use crate::scenario::{DirSpec, FlowSpec, LossKind, QueueSpec, Start, TcpSpec, Traffic, Variant};
-use crate::tcp::cc::{Cc, NewReno, Reno, Vegas};
+use crate::tcp::cc::{Cc, Growth, NewReno, Reno, Vegas};
 use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
 use crate::time::{SimDuration, SimTime};
 
@@ -92,19 +92,21 @@ fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
     let (iw, ssthresh) = (t.sender.initial_window, t.sender.initial_ssthresh);
     // ns-2 keeps the fraction of W/2 after a fast retransmit (precisionReduce_).
     let keep_fraction = t.sender.dialect == Dialect::Ns2;
+    // A Linux host grows its window by segments acknowledged (tcp_reno_cong_avoid()).
+    let growth = match t.sender.dialect {
+        Dialect::Linux => Growth::Linux,
+        Dialect::Rfc | Dialect::Ns2 => Growth::PerAck,
+    };
     let cc = match t.variant {
         // Tahoe and SACK are Reno's window arithmetic; what differs is loss recovery's.
         Variant::Tahoe | Variant::Reno | Variant::Sack => {
-            Cc::Reno(Reno::new(iw, ssthresh, keep_fraction))
+            Cc::Reno(Reno::new(iw, ssthresh, keep_fraction).with_growth(growth))
         }
         Variant::NewReno {
             ssthresh_estimation,
-        } => Cc::NewReno(NewReno::new(
-            iw,
-            ssthresh,
-            ssthresh_estimation,
-            keep_fraction,
-        )),
+        } => Cc::NewReno(
+            NewReno::new(iw, ssthresh, ssthresh_estimation, keep_fraction).with_growth(growth),
+        ),
         Variant::Vegas(c) => Cc::Vegas(Vegas::new(iw, ssthresh, c)),
     };
     // The phase of ns-2's RTT tick clock (its random `boot_time_`): given, or drawn from

@@ -48,6 +48,9 @@ pub enum Dialect {
     /// ns-2.35: ssthresh halves `min(cwnd, window)`; RTTs in ticks with a random clock
     /// phase; leaving fast recovery opens the window once more.
     Ns2,
+    /// A Linux 6.x host at its default sysctls: ssthresh from cwnd, the kernel's RTT
+    /// estimator, its delayed-ACK and SACK-compression rules (docs/variants/linux.md).
+    Linux,
 }
 
 /// Sender settings. Windows are in segments.
@@ -88,8 +91,11 @@ pub struct ReceiverConfig {
     pub ack_every: u32,
     /// With delayed ACKs: longest an in-order segment waits for its ACK.
     pub delack_timeout: SimDuration,
-    /// Size of an ACK without options on the wire, bytes.
+    /// Size of an ACK without SACK blocks on the wire, bytes (timestamps included).
     pub ack_bytes: u32,
+    /// Bytes a SACK option takes besides its 8-byte blocks: 0 as ns-2 counts it, 4 as Linux
+    /// writes it beside timestamps (NOP, NOP, kind, length).
+    pub sack_option_bytes: u32,
     /// Report SACK blocks (RFC 2018).
     pub sack: bool,
     /// RFC 5681 §4.2 or ns-2's `DelAckSink` rules where they differ (ns-2 also ACKs

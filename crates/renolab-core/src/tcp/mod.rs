@@ -3,12 +3,14 @@
 
 pub mod cc;
 pub mod config;
+pub mod minmax;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
 pub mod sack;
 pub mod scoreboard;
+pub mod segments;
 pub mod sender;
 pub mod seqset;
 pub mod window;

@@ -50,3 +50,167 @@ pub struct TxSnapshot {
     /// The connection was application-limited when this segment was sent.
     pub app_limited: bool,
 }
+
+/// The connection's delivery state (the draft's `C.delivered`, `C.delivered_time`,
+/// `C.first_sent_time`, `C.app_limited`; Linux `tp->delivered`, `delivered_mstamp`,
+/// `first_tx_mstamp`, `app_limited`), and the sample being built for the current ACK.
+#[derive(Clone, Debug, Default)]
+pub struct RateEstimator {
+    /// Segments delivered (cumulatively ACKed or SACKed) so far.
+    pub delivered: u64,
+    /// When `delivered` last grew.
+    pub delivered_time: SimTime,
+    /// Send time of the most recently delivered segment: the start of the current flight.
+    pub first_sent_time: SimTime,
+    /// While non-zero, the delivered count at which the application-limited period ends.
+    pub app_limited_until: u64,
+    /// The sample of the ACK being processed: from the most recently sent segment it
+    /// delivered.
+    sample: Option<Building>,
+}
+
+/// A sample while the ACK's segments are being delivered.
+#[derive(Clone, Copy, Debug)]
+struct Building {
+    prior_delivered: u64,
+    prior_time: SimTime,
+    send_interval: SimDuration,
+    app_limited: bool,
+    /// Send time and number of the segment the sample comes from.
+    xmit_time: SimTime,
+    seq: u32,
+}
+
+impl RateEstimator {
+    /// The snapshot for a segment sent at `now`, with `in_flight` segments already out
+    /// (draft §3.2 "Transmitting a data packet"; Linux `tcp_rate_skb_sent()`).
+    pub fn on_sent(&mut self, now: SimTime, in_flight: u32) -> TxSnapshot {
+        if in_flight == 0 {
+            // The first segment of a flight: the send and ACK phases start now.
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        TxSnapshot {
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent_time: self.first_sent_time,
+            app_limited: self.app_limited_until != 0,
+        }
+    }
+
+    /// Segment `seq`, last sent at `xmit_time` with snapshot `tx`, was delivered by the ACK
+    /// being processed (draft §3.3 "Upon receiving an ACK"; Linux
+    /// `tcp_rate_skb_delivered()`): the most recently sent such segment gives the sample.
+    pub fn on_delivered(&mut self, seq: u32, xmit_time: SimTime, tx: &TxSnapshot) {
+        self.delivered += 1;
+        let newer = match self.sample {
+            None => true,
+            Some(b) => xmit_time > b.xmit_time || (xmit_time == b.xmit_time && seq > b.seq),
+        };
+        if newer {
+            self.sample = Some(Building {
+                prior_delivered: tx.delivered,
+                prior_time: tx.delivered_time,
+                send_interval: xmit_time.saturating_since(tx.first_sent_time),
+                app_limited: tx.app_limited,
+                xmit_time,
+                seq,
+            });
+            self.first_sent_time = xmit_time;
+        }
+    }
+
+    /// Finishes the ACK at `now` (Linux `tcp_rate_gen()`): `delivered` segments were newly
+    /// delivered, `losses` newly marked lost; samples shorter than `min_rtt` are discarded
+    /// (they cannot span a round trip). Returns the sample, if the ACK gives one.
+    pub fn on_ack(
+        &mut self,
+        now: SimTime,
+        delivered: u32,
+        losses: u32,
+        min_rtt: Option<SimDuration>,
+        rtt: Option<SimDuration>,
+    ) -> Option<RateSample> {
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        if delivered > 0 {
+            self.delivered_time = now;
+        }
+        let b = self.sample.take()?;
+        let ack_interval = now.saturating_since(b.prior_time);
+        // The longer of the send and ACK phases, so that neither a burst of sends nor a
+        // burst of ACKs (ACK compression) inflates the rate.
+        let interval = b.send_interval.max(ack_interval);
+        if min_rtt.is_some_and(|m| interval < m) {
+            return None;
+        }
+        Some(RateSample {
+            delivered: (self.delivered - b.prior_delivered) as u32,
+            interval,
+            prior_delivered: b.prior_delivered,
+            app_limited: b.app_limited,
+            rtt,
+            losses,
+        })
+    }
+
+    /// The application has nothing to send while the window has room (draft §3.4; Linux
+    /// `tcp_rate_check_app_limited()`): samples until this flight is delivered may
+    /// underestimate the path.
+    pub fn on_app_limited(&mut self, in_flight: u32) {
+        self.app_limited_until = (self.delivered + in_flight as u64).max(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: u64) -> SimTime {
+        SimTime(ms * 1_000_000)
+    }
+
+    #[test]
+    fn a_sample_spans_from_the_send_of_the_acked_segment_to_its_ack() {
+        let mut r = RateEstimator::default();
+        // Ten segments sent back to back at t = 0 .. 9 ms, ACKed one by one 100 ms later.
+        let snaps: Vec<_> = (0..10).map(|i| (t(i), r.on_sent(t(i), i as u32))).collect();
+        let mut last = None;
+        for (i, (sent, tx)) in snaps.iter().enumerate() {
+            r.on_delivered(i as u32, *sent, tx);
+            last = r.on_ack(t(100 + i as u64), 1, 0, None, None);
+        }
+        let s = last.unwrap();
+        // The 10th segment was sent with nothing delivered; delivered 10 over
+        // max(send 9 ms, ack 109 ms) = 109 ms.
+        assert_eq!(
+            (s.delivered, s.interval, s.prior_delivered),
+            (10, t(109) - t(0), 0)
+        );
+        assert!(!s.app_limited);
+    }
+
+    #[test]
+    fn samples_shorter_than_the_min_rtt_are_dropped() {
+        let mut r = RateEstimator::default();
+        let tx = r.on_sent(t(0), 0);
+        r.on_delivered(0, t(0), &tx);
+        let ms = SimDuration::from_millis;
+        assert_eq!(r.on_ack(t(5), 1, 0, Some(ms(10)), None), None);
+    }
+
+    #[test]
+    fn app_limited_marks_samples_until_the_flight_is_delivered() {
+        let mut r = RateEstimator::default();
+        r.on_app_limited(2);
+        let a = r.on_sent(t(0), 0);
+        assert!(a.app_limited);
+        r.on_delivered(0, t(0), &a);
+        assert!(r.on_ack(t(50), 1, 0, None, None).unwrap().app_limited);
+        r.delivered = 5;
+        r.on_ack(t(60), 0, 0, None, None);
+        assert_eq!(r.app_limited_until, 0, "the bubble is gone");
+        assert!(!r.on_sent(t(61), 1).app_limited);
+    }
+}

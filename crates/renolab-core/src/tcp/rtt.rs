@@ -27,6 +27,8 @@ pub enum RttEstimator {
     Rfc6298(Rfc6298),
     /// ns-2.35's `rtt_update()` / `rtt_timeout()` / `rtt_backoff()`.
     Ns2(Ns2Rtt),
+    /// Linux's `tcp_rtt_estimator()` / `tcp_set_rto()`.
+    Linux(LinuxRtt),
 }
 
 impl RttEstimator {
@@ -35,6 +37,7 @@ impl RttEstimator {
         match self {
             RttEstimator::Rfc6298(e) => e.rto(),
             RttEstimator::Ns2(e) => e.rto(),
+            RttEstimator::Linux(e) => e.rto(),
         }
     }
 
@@ -43,6 +46,7 @@ impl RttEstimator {
         match self {
             RttEstimator::Rfc6298(e) => e.srtt(),
             RttEstimator::Ns2(e) => e.srtt(),
+            RttEstimator::Linux(e) => e.srtt(),
         }
     }
 
@@ -51,6 +55,8 @@ impl RttEstimator {
         match self {
             RttEstimator::Rfc6298(e) => e.on_sample(measured),
             RttEstimator::Ns2(e) => e.on_sample(now, measured),
+            // The Linux sender feeds its estimator through `LinuxRtt::on_sample`.
+            RttEstimator::Linux(e) => e.on_sample(measured, 0, 0),
         }
     }
 
@@ -59,6 +65,7 @@ impl RttEstimator {
         match self {
             RttEstimator::Rfc6298(e) => e.on_timeout(),
             RttEstimator::Ns2(e) => e.on_timeout(),
+            RttEstimator::Linux(e) => e.on_timeout(),
         }
     }
 
@@ -68,6 +75,7 @@ impl RttEstimator {
         match self {
             RttEstimator::Rfc6298(e) => e.backoff = 0,
             RttEstimator::Ns2(e) => e.backoff = 1,
+            RttEstimator::Linux(e) => e.backoff = 0,
         }
     }
 }
@@ -142,6 +150,111 @@ impl Rfc6298 {
     }
 
     /// The timer expired: double the RTO (RFC 6298 §5.5), up to the maximum.
+    pub fn on_timeout(&mut self) {
+        if self.rto() < self.config.max {
+            self.backoff += 1;
+        }
+    }
+}
+
+/// Linux's estimator (`net/ipv4/tcp_input.c` `tcp_rtt_estimator()`, `tcp_set_rto()`), in
+/// nanoseconds instead of microseconds: RFC 6298's gains (1/8, 1/4), except that a sample
+/// below the smoothed RTT moves the deviation with the finer gain 1/32 (an Eifel-like
+/// rule), and the variance term is the largest deviation of the last round trip, never less
+/// than the minimum RTO: RTO = SRTT + max(4 x mdev over the last RTT, rto_min). With the
+/// first sample R: SRTT = R, RTO = R + max(2R, rto_min). Linux counts timers in jiffies;
+/// renolab does not round to them.
+#[derive(Clone, Debug)]
+pub struct LinuxRtt {
+    config: RtoConfig,
+    /// Smoothed RTT; 0 before the first sample (Linux `srtt_us`, unscaled here).
+    srtt: u64,
+    /// Mean deviation x 4 (Linux `mdev_us`).
+    mdev: u64,
+    /// Largest `mdev` in the current round trip (Linux `mdev_max_us`).
+    mdev_max: u64,
+    /// The variance term of the RTO (Linux `rttvar_us`), at least `config.min`.
+    rttvar: u64,
+    /// The round trip ends when `snd_una` passes this (Linux `rtt_seq`).
+    rtt_seq: u32,
+    /// Consecutive back-offs (Linux `icsk_backoff`).
+    backoff: u32,
+}
+
+impl LinuxRtt {
+    /// An estimator that has seen no sample.
+    pub fn new(config: RtoConfig) -> Self {
+        LinuxRtt {
+            config,
+            srtt: 0,
+            mdev: 0,
+            mdev_max: 0,
+            rttvar: 0,
+            rtt_seq: 0,
+            backoff: 0,
+        }
+    }
+
+    /// Smoothed RTT, if any sample was taken.
+    pub fn srtt(&self) -> Option<SimDuration> {
+        (self.srtt > 0).then_some(SimDuration(self.srtt))
+    }
+
+    /// Current timeout: `config.initial` before a sample, else SRTT + rttvar, doubled per
+    /// back-off, at most `config.max` (Linux `tcp_set_rto()`, `tcp_bound_rto()`).
+    pub fn rto(&self) -> SimDuration {
+        let base = if self.srtt == 0 {
+            self.config.initial.0
+        } else {
+            self.srtt + self.rttvar
+        };
+        SimDuration(
+            base.saturating_mul(1u64 << self.backoff.min(30))
+                .min(self.config.max.0),
+        )
+    }
+
+    /// A sample `measured`; `snd_una` and `snd_max` delimit Linux's per-round tracking of
+    /// the deviation. Clears the back-off (RFC 6298 §5.7, as `tcp_ack_update_rtt()`).
+    pub fn on_sample(&mut self, measured: SimDuration, snd_una: u32, snd_max: u32) {
+        let m = measured.0.max(1) as i64;
+        let rto_min = self.config.min.0;
+        if self.srtt == 0 {
+            self.srtt = m as u64;
+            self.mdev = 2 * m as u64;
+            self.rttvar = self.mdev.max(rto_min);
+            self.mdev_max = self.rttvar;
+            self.rtt_seq = snd_max;
+        } else {
+            // Linux keeps srtt x 8 and mdev x 4 in integers; in nanoseconds the rounding
+            // of the divisions is immaterial.
+            let mut err = m - self.srtt as i64;
+            self.srtt = (self.srtt as i64 + err / 8).max(1) as u64;
+            if err < 0 {
+                err = -err - self.mdev as i64 / 4;
+                if err > 0 {
+                    err /= 8;
+                }
+            } else {
+                err -= self.mdev as i64 / 4;
+            }
+            self.mdev = (self.mdev as i64 + err).max(0) as u64;
+            if self.mdev > self.mdev_max {
+                self.mdev_max = self.mdev;
+                self.rttvar = self.rttvar.max(self.mdev_max);
+            }
+            if snd_una > self.rtt_seq {
+                if self.mdev_max < self.rttvar {
+                    self.rttvar -= (self.rttvar - self.mdev_max) / 4;
+                }
+                self.rtt_seq = snd_max;
+                self.mdev_max = rto_min;
+            }
+        }
+        self.backoff = 0;
+    }
+
+    /// The timer expired: double the RTO (Linux `tcp_retransmit_timer()`).
     pub fn on_timeout(&mut self) {
         if self.rto() < self.config.max {
             self.backoff += 1;
@@ -302,6 +415,45 @@ mod tests {
         let mut e = Rfc6298::new(cfg(0));
         e.on_sample(SimDuration::from_micros(10));
         assert_eq!(e.rto(), SimDuration::from_millis(200));
+    }
+
+    #[test]
+    fn linux_starts_at_three_rtts_floored_by_the_minimum_rto() {
+        let mut e = LinuxRtt::new(cfg(0));
+        assert_eq!(e.rto(), SimDuration::from_secs(1));
+        // 100 ms: RTO = 100 + max(200, 200) = 300 ms.
+        e.on_sample(SimDuration::from_millis(100), 0, 10);
+        assert_eq!(e.rto(), SimDuration::from_millis(300));
+        // 20 ms path: 20 + max(40, 200) = 220 ms.
+        let mut short = LinuxRtt::new(cfg(0));
+        short.on_sample(SimDuration::from_millis(20), 0, 10);
+        assert_eq!(short.rto(), SimDuration::from_millis(220));
+    }
+
+    #[test]
+    fn linux_keeps_the_largest_deviation_of_the_round_and_decays_it_after() {
+        let mut e = LinuxRtt::new(cfg(0));
+        e.on_sample(SimDuration::from_millis(100), 0, 10);
+        // Steady samples in later rounds: the variance term decays towards rto_min.
+        for round in 1..40u32 {
+            e.on_sample(
+                SimDuration::from_millis(100),
+                10 * round + 1,
+                10 * round + 10,
+            );
+        }
+        assert_eq!(e.rto(), SimDuration::from_millis(300), "100 + rto_min 200");
+        // A sample 40 ms below SRTT moves the deviation (kept x 4) by 40/8 = 5 ms, not
+        // by the 40 ms of the plain rule.
+        let before = e.mdev;
+        e.on_sample(SimDuration::from_millis(60), 400, 410);
+        assert!(
+            e.mdev > before && e.mdev <= before + 5_000_000,
+            "{before} -> {}",
+            e.mdev
+        );
+        e.on_timeout();
+        assert_eq!(e.rto(), SimDuration(2 * (e.srtt + e.rttvar)));
     }
 
     #[test]

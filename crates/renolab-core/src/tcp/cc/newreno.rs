@@ -57,6 +57,12 @@ impl NewReno {
         }
     }
 
+    /// The same controller growing by the given rule.
+    pub fn with_growth(mut self, growth: super::Growth) -> Self {
+        self.reno = self.reno.with_growth(growth);
+        self
+    }
+
     /// Hoe's estimate once made, in segments.
     pub fn ssthresh_estimate(&self) -> Option<u32> {
         self.estimate

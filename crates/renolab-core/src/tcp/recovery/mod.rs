@@ -8,6 +8,9 @@
 //! - [`newreno`]: RFC 6582, partial ACKs keep recovery going (options as ns-2 and joo2000);
 //! - [`sack`]: ns-2.35's `Agent/TCP/Sack1` (Fall & Floyd 1996), a running `pipe` counter;
 //! - [`rfc6675`]: RFC 6675's conservative SACK recovery, `pipe` from the scoreboard;
+//! - [`linux`] (`prr`): SACK with RACK-TLP loss detection (RFC 8985) and PRR (RFC 6937)
+//!   in Linux's congestion-state machine, the default of `profile = "linux"` ([`prr`] and
+//!   [`rack`] hold the two algorithms);
 //! - [`vegas_ns2`]: ns-2.35's Vegas, whose own duplicate-ACK rule replaces fast recovery
 //!   (chosen internally for `variant = "vegas"` under the ns-2 dialect).
 //!
@@ -15,13 +18,17 @@
 //! with a `match` (closed enum, no vtable), and the sender calls the hooks below at fixed
 //! points of its ACK, timer and transmit paths.
 
+pub mod linux;
 pub mod newreno;
+pub mod prr;
+pub mod rack;
 pub mod reno;
 pub mod rfc6675;
 pub mod sack;
 pub mod tahoe;
 pub mod vegas_ns2;
 
+pub use linux::LinuxRecovery;
 pub use newreno::{Careful, NewRenoConfig, NewRenoRecovery, TimerReset};
 pub use reno::RenoRecovery;
 pub use rfc6675::Rfc6675;
@@ -35,7 +42,7 @@ use super::sender::SenderState;
 use crate::time::SimTime;
 
 /// Names of the recoveries, as the scenario's `recovery` key takes them.
-pub const RECOVERIES: &[&str] = &["tahoe", "reno", "newreno", "sack", "rfc6675"];
+pub const RECOVERIES: &[&str] = &["tahoe", "reno", "newreno", "sack", "rfc6675", "prr"];
 
 /// Which loss recovery a flow uses, with its options: the resolved `recovery` key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +57,8 @@ pub enum RecoveryKind {
     Sack,
     /// RFC 6675.
     Rfc6675,
+    /// Linux: SACK, RACK-TLP and PRR.
+    Prr,
 }
 
 impl RecoveryKind {
@@ -61,12 +70,16 @@ impl RecoveryKind {
             RecoveryKind::NewReno(_) => "newreno",
             RecoveryKind::Sack => "sack",
             RecoveryKind::Rfc6675 => "rfc6675",
+            RecoveryKind::Prr => "prr",
         }
     }
 
     /// True when the receiver must report SACK blocks for this recovery to work.
     pub fn uses_sack(self) -> bool {
-        matches!(self, RecoveryKind::Sack | RecoveryKind::Rfc6675)
+        matches!(
+            self,
+            RecoveryKind::Sack | RecoveryKind::Rfc6675 | RecoveryKind::Prr
+        )
     }
 }
 
@@ -96,6 +109,8 @@ pub enum Recovery {
     Rfc6675(Rfc6675),
     /// ns-2's Vegas.
     VegasNs2(VegasNs2),
+    /// Linux's (boxed: its scoreboard is large, and the other recoveries stay small).
+    Prr(Box<LinuxRecovery>),
 }
 
 impl Recovery {
@@ -112,6 +127,9 @@ impl Recovery {
             RecoveryKind::NewReno(c) => Recovery::NewReno(NewRenoRecovery::new(c)),
             RecoveryKind::Sack => Recovery::Sack(Ns2Sack::default()),
             RecoveryKind::Rfc6675 => Recovery::Rfc6675(Rfc6675),
+            RecoveryKind::Prr => {
+                Recovery::Prr(Box::new(LinuxRecovery::new(config.dupack_threshold)))
+            }
         }
     }
 
@@ -119,6 +137,23 @@ impl Recovery {
     #[inline]
     pub fn uses_sack(&self) -> bool {
         matches!(self, Recovery::Sack(_) | Recovery::Rfc6675(_))
+    }
+
+    /// Linux's recovery, which handles ACKs, timers and sending itself.
+    #[inline]
+    pub fn linux(&mut self) -> Option<&mut LinuxRecovery> {
+        match self {
+            Recovery::Prr(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// Linux's recovery, read-only.
+    pub fn as_linux(&self) -> Option<&LinuxRecovery> {
+        match self {
+            Recovery::Prr(l) => Some(l),
+            _ => None,
+        }
     }
 
     /// Segments of fast-recovery window inflation (RFC 5681 §3.2 steps 3-4; ns-2's
@@ -152,7 +187,9 @@ impl Recovery {
     pub fn exits_on(&self, ack: u32, recover: u32) -> bool {
         match self {
             Recovery::Tahoe(_) | Recovery::Reno(_) | Recovery::VegasNs2(_) => true,
-            Recovery::NewReno(_) | Recovery::Sack(_) | Recovery::Rfc6675(_) => ack >= recover,
+            Recovery::NewReno(_) | Recovery::Sack(_) | Recovery::Rfc6675(_) | Recovery::Prr(_) => {
+                ack >= recover
+            }
         }
     }
 
@@ -186,7 +223,7 @@ impl Recovery {
             Recovery::NewReno(r) => r.on_enter(s),
             Recovery::Sack(r) => r.on_enter(s),
             Recovery::Rfc6675(r) => r.on_enter(s),
-            Recovery::VegasNs2(_) => {}
+            Recovery::VegasNs2(_) | Recovery::Prr(_) => {}
         }
     }
 
@@ -204,7 +241,10 @@ impl Recovery {
             Recovery::Reno(r) => r.on_dup_ack(),
             Recovery::NewReno(r) => r.on_dup_ack(s),
             Recovery::Sack(r) => r.on_dup_ack(),
-            Recovery::Tahoe(_) | Recovery::Rfc6675(_) | Recovery::VegasNs2(_) => {}
+            Recovery::Tahoe(_)
+            | Recovery::Rfc6675(_)
+            | Recovery::VegasNs2(_)
+            | Recovery::Prr(_) => {}
         }
         true
     }
@@ -222,7 +262,7 @@ impl Recovery {
             Recovery::NewReno(r) => r.on_partial_ack(s, cc, acked, partial_acks),
             Recovery::Sack(r) => r.on_partial_ack(),
             Recovery::Tahoe(_) | Recovery::Reno(_) | Recovery::Rfc6675(_) => true,
-            Recovery::VegasNs2(_) => true,
+            Recovery::VegasNs2(_) | Recovery::Prr(_) => true,
         }
     }
 
@@ -265,13 +305,19 @@ impl Recovery {
             Recovery::Reno(r) => r.dupwnd = 0,
             Recovery::NewReno(r) => r.dupwnd = 0,
             Recovery::Sack(_) | Recovery::Rfc6675(_) => s.scoreboard.clear(s.snd_una),
-            Recovery::Tahoe(_) | Recovery::VegasNs2(_) => {}
+            Recovery::Tahoe(_) | Recovery::VegasNs2(_) | Recovery::Prr(_) => {}
         }
     }
 
     /// What to send next, if recovery chooses.
     #[inline]
     pub(crate) fn select(&mut self, s: &mut SenderState, cc: &Cc) -> Selection {
+        if let Recovery::Prr(l) = self {
+            return match l.next_segment(s, cc) {
+                Some(seq) => Selection::Segment(seq),
+                None => Selection::Nothing,
+            };
+        }
         if !s.in_fast_recovery() {
             return Selection::ByWindow;
         }

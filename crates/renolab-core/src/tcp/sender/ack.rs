@@ -24,6 +24,9 @@ impl TcpSender {
         }
         if let Some(first) = s.syn_first_sent {
             self.cc.on_syn_ack(now, now - first);
+            if let Some(l) = self.recovery.linux() {
+                l.on_syn_rtt(now, now - first);
+            }
         }
         s.phase = Phase::Open;
         s.rto_deadline = None;
@@ -35,6 +38,12 @@ impl TcpSender {
         let s = &mut self.state;
         if matches!(s.phase, Phase::Idle | Phase::SynDue | Phase::SynSent) || ack > s.snd_max {
             return; // acknowledges data never sent: ignore (RFC 9293 §3.10.7.4)
+        }
+        if let Some(l) = self.recovery.linux() {
+            if ack >= s.snd_una {
+                l.on_ack(s, &mut self.cc, now, ack, sack, false);
+            }
+            return;
         }
         let fresh_sacks = if self.recovery.uses_sack() {
             // A block reaching past the highest segment sent reports data never sent: it is
@@ -158,7 +167,7 @@ impl TcpSender {
                 Dialect::Ns2 => s.recover.is_none_or(|r| s.snd_una >= r),
                 // RFC 6582 §4.1: cwnd above one segment and the ACK within 4 segments of the
                 // highest ACK seen before the loss event.
-                Dialect::Rfc => {
+                Dialect::Rfc | Dialect::Linux => {
                     covers_recover
                         || (self.cc.cwnd() > Window::segments(1)
                             && s.snd_una.saturating_sub(s.highest_ack_before_loss) <= 4)
@@ -191,14 +200,21 @@ impl TcpSender {
             Some(d) if d <= now => {}
             _ => return,
         }
-        s.stats.timeouts += 1;
-        s.rtt.on_timeout();
-        s.rto_deadline = None;
         if s.phase == Phase::SynSent {
+            s.stats.timeouts += 1;
+            s.rtt.on_timeout();
+            s.rto_deadline = None;
             s.syn_timed = None; // Karn: no sample from a retransmitted SYN
             s.phase = Phase::SynDue;
             return;
         }
+        if let Some(l) = self.recovery.linux() {
+            l.on_timer(s, &mut self.cc, now);
+            return;
+        }
+        s.stats.timeouts += 1;
+        s.rtt.on_timeout();
+        s.rto_deadline = None;
         let basis = s.halving_basis(&self.cc);
         self.cc.on_congestion(now, Congestion::Timeout, basis);
         s.last_loss_was_fast_retransmit = false;

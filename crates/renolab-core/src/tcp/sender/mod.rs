@@ -25,7 +25,7 @@ mod transmit;
 use super::cc::{Cc, CongestionControl};
 use super::config::{Dialect, SenderConfig, Transfer};
 use super::recovery::Recovery;
-use super::rtt::{Ns2Rtt, Rfc6298, RttEstimator};
+use super::rtt::{LinuxRtt, Ns2Rtt, Rfc6298, RttEstimator};
 use super::scoreboard::Scoreboard;
 use super::window::Window;
 use crate::time::{SimDuration, SimTime};
@@ -145,6 +145,7 @@ impl SenderState {
         let rtt = match config.dialect {
             Dialect::Rfc => RttEstimator::Rfc6298(Rfc6298::new(config.rto)),
             Dialect::Ns2 => RttEstimator::Ns2(Ns2Rtt::new(config.rto, clock_phase)),
+            Dialect::Linux => RttEstimator::Linux(LinuxRtt::new(config.rto)),
         };
         SenderState {
             config,
@@ -182,14 +183,16 @@ impl SenderState {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
-    /// The window a loss halves: the flight size (RFC 5681 §3.1 eq. 4) or ns-2's
-    /// `windowd()` = min(cwnd, receiver window), fraction kept. The fast-recovery inflation
+    /// The window a loss halves: the flight size (RFC 5681 §3.1 eq. 4), ns-2's
+    /// `windowd()` = min(cwnd, receiver window), fraction kept, or Linux's cwnd (its
+    /// `ssthresh()` hooks read `snd_cwnd`). The fast-recovery inflation
     /// never counts: it is zero at a fast retransmit, and ns-2's Reno `timeout()` clears
     /// `dupwnd_` before it halves.
     pub fn halving_basis(&self, cc: &Cc) -> Window {
         match self.config.dialect {
             Dialect::Rfc => Window::segments(self.snd_max - self.snd_una),
             Dialect::Ns2 => cc.cwnd().min(Window::segments(self.config.receiver_window)),
+            Dialect::Linux => cc.cwnd(),
         }
     }
 

@@ -32,7 +32,12 @@ impl TcpSender {
         }
         let seq = match self.recovery.select(&mut self.state, &self.cc) {
             Selection::Segment(seq) => seq,
-            Selection::Nothing => return None,
+            Selection::Nothing => {
+                if let Some(l) = self.recovery.linux() {
+                    l.on_burst_end(&mut self.state, &self.cc, now);
+                }
+                return None;
+            }
             Selection::ByWindow => self.next_by_window()?,
         };
         self.state.burst_left -= 1;
@@ -58,7 +63,7 @@ impl TcpSender {
         let window = window.min(s.config.receiver_window);
         // ns-2 sends nothing while cwnd < 1 (its Vegas can deflate to 0).
         let window = match s.config.dialect {
-            Dialect::Rfc => window.max(1),
+            Dialect::Rfc | Dialect::Linux => window.max(1),
             Dialect::Ns2 => window,
         };
         if s.snd_nxt >= s.limit || s.snd_nxt >= s.snd_una.saturating_add(window) {
@@ -107,6 +112,9 @@ impl TcpSender {
             }
         }
         self.cc.on_sent(now, seq, retransmit);
+        if let Some(l) = self.recovery.linux() {
+            l.on_sent(s, &mut self.cc, now, seq, retransmit);
+        }
         s.stats.segments_sent += 1;
         s.stats.first_send.get_or_insert(now);
         // RFC 6298 §5.1: start the timer if it is not running.

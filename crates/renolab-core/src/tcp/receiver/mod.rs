@@ -8,6 +8,10 @@
 //! and within `delack_timeout` of the first unacknowledged one; an immediate ACK for an
 //! out-of-order segment (a duplicate ACK) and for a segment that fills all or part of a gap.
 
+mod linux;
+
+pub use linux::{AckNow, LinuxAcks};
+
 use super::config::{Dialect, ReceiverConfig, Transfer};
 use super::sack::{SackBlocks, MAX_SACK_BLOCKS};
 use super::seqset::SeqSet;
@@ -55,6 +59,10 @@ pub struct TcpReceiver {
     /// A SYN arrived and awaits its SYN-ACK.
     syn_ack_due: bool,
     delack_deadline: Option<SimTime>,
+    /// `rcv_nxt` when the last ACK left (Linux `rcv_wup`).
+    rcv_wup: u32,
+    /// The Linux dialect's ACK policy (boxed: the other dialects do without).
+    linux: Option<Box<LinuxAcks>>,
     stats: ReceiverStats,
 }
 
@@ -72,6 +80,8 @@ impl TcpReceiver {
             ack_due: false,
             syn_ack_due: false,
             delack_deadline: None,
+            rcv_wup: 0,
+            linux: (config.dialect == Dialect::Linux).then(Box::default),
             stats: ReceiverStats::default(),
         }
     }
@@ -97,8 +107,11 @@ impl TcpReceiver {
     }
 
     /// A SYN arrived: answer it (again, if it is a retransmission).
-    pub fn on_syn(&mut self, _now: SimTime) {
+    pub fn on_syn(&mut self, now: SimTime) {
         self.syn_ack_due = true;
+        if let Some(l) = &mut self.linux {
+            l.syn_ack_sent = Some(now);
+        }
     }
 
     /// Processes an arriving data segment.
@@ -109,6 +122,10 @@ impl TcpReceiver {
             // hostile one would otherwise move rcv_nxt past the end, and the transfer
             // would never count as finished). Acknowledge where we are.
             self.ack_due = true;
+            return;
+        }
+        if self.linux.is_some() {
+            self.on_segment_linux(now, seq);
             return;
         }
         if self.config.dialect == Dialect::Ns2
@@ -152,6 +169,52 @@ impl TcpReceiver {
         }
     }
 
+    /// Linux's receive path (`tcp_data_queue()` then `__tcp_ack_snd_check()`).
+    fn on_segment_linux(&mut self, now: SimTime, seq: u32) {
+        let Some(mut l) = self.linux.take() else {
+            return;
+        };
+        self.on_segment_linux_with(&mut l, now, seq);
+        self.linux = Some(l);
+    }
+
+    fn on_segment_linux_with(&mut self, l: &mut LinuxAcks, now: SimTime, seq: u32) {
+        if seq < self.rcv_nxt || (seq > self.rcv_nxt && !self.out_of_order.insert(seq)) {
+            // A duplicate: quick ACKs again, this one at once.
+            l.on_duplicate();
+            self.ack_due = true;
+            return;
+        }
+        let out_of_order = seq > self.rcv_nxt;
+        let mut emptied_queue = false;
+        if out_of_order {
+            self.note_recent(seq);
+        } else {
+            let filled_gap = !self.out_of_order.is_empty();
+            self.deliver(seq);
+            while self.out_of_order.remove(self.rcv_nxt) {
+                self.deliver(self.rcv_nxt);
+            }
+            if self.transfer.segments() == Some(self.rcv_nxt) {
+                self.stats.finished_at.get_or_insert(now);
+            }
+            emptied_queue = filled_gap && self.out_of_order.is_empty();
+            l.on_in_order_data(now);
+        }
+        let unacked_bytes =
+            self.transfer.bytes_before(self.rcv_nxt) - self.transfer.bytes_before(self.rcv_wup);
+        let decision = l.decide(
+            now,
+            unacked_bytes > self.transfer.mss as u64,
+            emptied_queue,
+            !self.out_of_order.is_empty(),
+            self.rcv_nxt,
+        );
+        if decision == AckNow::Yes {
+            self.ack_due = true;
+        }
+    }
+
     fn note_recent(&mut self, seq: u32) {
         let n = self.recent_len.min(MAX_SACK_BLOCKS - 1);
         self.recent.copy_within(0..n, 1);
@@ -175,6 +238,16 @@ impl TcpReceiver {
 
     /// The delayed-ACK timer expired (call when `poll_timeout() <= now`).
     pub fn on_timeout(&mut self, now: SimTime) {
+        if let Some(l) = &mut self.linux {
+            if matches!(l.delack_deadline, Some(d) if d <= now) {
+                l.on_delack_timeout();
+                self.ack_due = true;
+            }
+            if matches!(l.compress_deadline, Some(d) if d <= now) {
+                self.ack_due = true;
+            }
+            return;
+        }
         if matches!(self.delack_deadline, Some(d) if d <= now) {
             self.ack_due = true;
         }
@@ -196,6 +269,10 @@ impl TcpReceiver {
         self.ack_due = false;
         self.unacked = 0;
         self.delack_deadline = None;
+        self.rcv_wup = self.rcv_nxt;
+        if let Some(l) = &mut self.linux {
+            l.on_ack_sent();
+        }
         self.stats.acks_sent += 1;
         let sack = self.sack_blocks();
         Some(AckOut {
@@ -207,13 +284,22 @@ impl TcpReceiver {
 
     /// When the receiver next needs [`TcpReceiver::on_timeout`].
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        self.delack_deadline
+        match &self.linux {
+            Some(l) => l.deadline(),
+            None => self.delack_deadline,
+        }
     }
 
     /// Size on the wire of an ACK carrying `sack_blocks` blocks: ns-2 adds 8 bytes per block
-    /// (`tcp-sink.cc`); a real option takes 2 + 8n bytes padded to 4, the same to within 4.
+    /// (`tcp-sink.cc`); a real option takes 2 + 8n bytes padded to 4, the same to within 4
+    /// (Linux, beside timestamps: NOP, NOP, kind, length, then the blocks: 4 + 8n).
     pub fn ack_size(&self, sack_blocks: usize) -> u32 {
-        self.config.ack_bytes + 8 * sack_blocks as u32
+        let option = if sack_blocks > 0 {
+            self.config.sack_option_bytes
+        } else {
+            0
+        };
+        self.config.ack_bytes + option + 8 * sack_blocks as u32
     }
 }
 
@@ -228,6 +314,7 @@ mod tests {
             ack_every: 2,
             delack_timeout: SimDuration::from_millis(200),
             ack_bytes: 40,
+            sack_option_bytes: 0,
             sack: true,
             dialect: Dialect::Rfc,
         };

@@ -1,0 +1,266 @@
+//! When a Linux 6.x receiver acknowledges (`net/ipv4/tcp_input.c` `tcp_event_data_recv()`,
+//! `__tcp_ack_snd_check()`; `tcp_output.c` `tcp_send_delayed_ack()`; `tcp_timer.c` the
+//! delayed-ACK timer), at the default sysctls:
+//!
+//! - **Quick ACKs**: the first data segment starts "quick-ACK mode" for 16 ACKs
+//!   (`TCP_MAX_QUICKACKS`), each segment acknowledged at once, so that slow start is not
+//!   slowed by delayed ACKs; a duplicate segment, or a gap longer than the RTO, restarts it.
+//! - Then an ACK as soon as more than one full segment is unacknowledged (every second
+//!   segment), else after the delayed-ACK timeout `ato`: 40 ms (`TCP_ATO_MIN`), adapted to
+//!   the segments' spacing, bounded by the RTT and 200 ms (`TCP_DELACK_MAX`), doubled each
+//!   time the timer fires.
+//! - A segment that empties the out-of-order queue is acknowledged at once.
+//! - **SACK compression** (`tcp_comp_sack_delay_ns` = 1 ms, `tcp_comp_sack_nr` = 44): while
+//!   segments wait out of order, the first three duplicate ACKs for a given `rcv_nxt` go at
+//!   once (`TCP_FASTRETRANS_THRESH`); later ones are held up to min(1 ms, RTT/20) or 44
+//!   ACKs, and one ACK carries their SACK information.
+
+use crate::time::{SimDuration, SimTime};
+
+/// Linux `TCP_MAX_QUICKACKS`.
+pub const MAX_QUICKACKS: u32 = 16;
+/// Linux `TCP_ATO_MIN` (HZ/25): the shortest delayed-ACK timeout.
+pub const ATO_MIN: SimDuration = SimDuration::from_millis(40);
+/// Linux `TCP_DELACK_MAX` (HZ/5).
+pub const DELACK_MAX: SimDuration = SimDuration::from_millis(200);
+/// Linux `tcp_comp_sack_delay_ns` (1 ms).
+pub const COMP_SACK_DELAY: SimDuration = SimDuration::from_millis(1);
+/// Linux `tcp_comp_sack_nr`.
+pub const COMP_SACK_NR: u32 = 44;
+/// Linux `TCP_FASTRETRANS_THRESH`: duplicate ACKs sent at once before compression.
+pub const FASTRETRANS_THRESH: u32 = 3;
+/// The RTO the receiver assumes for its own rules (Linux's initial `icsk_rto`, 1 s, until
+/// it measures the handshake's RTT).
+const RECEIVER_RTO: SimDuration = SimDuration::from_secs(1);
+
+/// What the receiver does after a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckNow {
+    /// Send an ACK now.
+    Yes,
+    /// Hold it: the delayed-ACK or SACK-compression timer will send it.
+    Later,
+}
+
+/// The Linux receiver's ACK policy state (Linux `icsk_ack`, `compressed_ack`,
+/// `dup_ack_counter`).
+#[derive(Clone, Debug, Default)]
+pub struct LinuxAcks {
+    /// Quick ACKs left (`icsk_ack.quick`).
+    quick: u32,
+    /// The delayed-ACK timeout (`icsk_ack.ato`); zero before the first data segment.
+    ato: SimDuration,
+    /// When the last in-order data arrived (`icsk_ack.lrcvtime`).
+    last_data: Option<SimTime>,
+    /// The delayed-ACK timer.
+    pub delack_deadline: Option<SimTime>,
+    /// The SACK-compression timer.
+    pub compress_deadline: Option<SimTime>,
+    /// ACKs held by SACK compression (`compressed_ack`).
+    compressed: u32,
+    /// `rcv_nxt` the duplicate count is for (`compressed_ack_rcv_nxt`) and the count.
+    dup_rcv_nxt: u32,
+    dups: u32,
+    /// The RTT the receiver knows: SYN-ACK sent to first data (`srtt_us` of the passive
+    /// side).
+    pub rtt: Option<SimDuration>,
+    /// When the SYN-ACK was sent.
+    pub syn_ack_sent: Option<SimTime>,
+}
+
+impl LinuxAcks {
+    fn rto(&self) -> SimDuration {
+        // The receiver's own RTO: its SRTT + max(2 SRTT, 200 ms) after the handshake.
+        match self.rtt {
+            Some(r) => SimDuration(r.0 + (2 * r.0).max(DELACK_MAX.0)),
+            None => RECEIVER_RTO,
+        }
+    }
+
+    /// Linux `tcp_incr_quickack()`: up to `MAX_QUICKACKS` quick ACKs (the window over two
+    /// segments is never the tighter bound for renolab's receivers).
+    fn incr_quickack(&mut self) {
+        self.quick = self.quick.max(MAX_QUICKACKS);
+    }
+
+    /// In-order data arrived at `now` (Linux `tcp_event_data_recv()`).
+    pub fn on_in_order_data(&mut self, now: SimTime) {
+        if self.rtt.is_none() {
+            if let Some(sent) = self.syn_ack_sent {
+                self.rtt = Some(now.saturating_since(sent));
+            }
+        }
+        if self.ato == SimDuration::ZERO {
+            // The first data segment starts the delayed-ACK engine in quick-ACK mode.
+            self.incr_quickack();
+            self.ato = ATO_MIN;
+        } else if let Some(last) = self.last_data {
+            let m = now.saturating_since(last);
+            if m.0 <= ATO_MIN.0 / 2 {
+                self.ato = SimDuration(self.ato.0 / 2 + ATO_MIN.0 / 2);
+            } else if m < self.ato {
+                self.ato = SimDuration((self.ato.0 / 2 + m.0).min(self.rto().0));
+            } else if m > self.rto() {
+                // A long gap: the sender failed to restart; ACK quickly again.
+                self.incr_quickack();
+            }
+        }
+        self.last_data = Some(now);
+    }
+
+    /// A duplicate (already received) segment: quick ACKs again (Linux
+    /// `tcp_enter_quickack_mode()`).
+    pub fn on_duplicate(&mut self) {
+        self.incr_quickack();
+    }
+
+    /// Whether to ACK now after a segment (Linux `__tcp_ack_snd_check()`):
+    /// `unacked_full_segments_over_one` says more than one full segment of in-order data is
+    /// unacknowledged, `ack_now` that the segment emptied the out-of-order queue or was a
+    /// duplicate, `out_of_order` that segments are waiting out of order, `rcv_nxt` the next
+    /// segment expected.
+    pub fn decide(
+        &mut self,
+        now: SimTime,
+        more_than_one_segment: bool,
+        ack_now: bool,
+        out_of_order: bool,
+        rcv_nxt: u32,
+    ) -> AckNow {
+        if more_than_one_segment || self.quick > 0 || ack_now {
+            return AckNow::Yes;
+        }
+        if !out_of_order {
+            return self.schedule_delayed_ack(now);
+        }
+        if self.compressed >= COMP_SACK_NR {
+            return AckNow::Yes;
+        }
+        if self.dup_rcv_nxt != rcv_nxt {
+            self.dup_rcv_nxt = rcv_nxt;
+            self.dups = 0;
+        }
+        if self.dups < FASTRETRANS_THRESH {
+            self.dups += 1;
+            return AckNow::Yes;
+        }
+        self.compressed += 1;
+        if self.compress_deadline.is_none() {
+            // 5 % of the RTT, at most 1 ms.
+            let rtt = self.rtt.unwrap_or(SimDuration::ZERO);
+            let delay = COMP_SACK_DELAY.min(SimDuration(rtt.0 / 20));
+            self.compress_deadline = Some(now + delay);
+        }
+        AckNow::Later
+    }
+
+    /// Linux `tcp_send_delayed_ack()`.
+    fn schedule_delayed_ack(&mut self, now: SimTime) -> AckNow {
+        let mut ato = self.ato.max(ATO_MIN);
+        if ato > ATO_MIN {
+            // "Slow path, intersegment interval is high": at most half a second, and at
+            // most the RTT.
+            let mut max_ato = SimDuration::from_millis(500);
+            if let Some(rtt) = self.rtt {
+                max_ato = max_ato.min(rtt.max(ATO_MIN));
+            }
+            ato = ato.min(max_ato);
+        }
+        let ato = ato.min(DELACK_MAX);
+        let timeout = now + ato;
+        if let Some(pending) = self.delack_deadline {
+            // A timer about to fire: ACK now instead.
+            if pending <= now + SimDuration(ato.0 / 4) {
+                return AckNow::Yes;
+            }
+            if pending < timeout {
+                return AckNow::Later;
+            }
+        }
+        self.delack_deadline = Some(timeout);
+        AckNow::Later
+    }
+
+    /// The delayed-ACK timer fired: the ACK goes now, and the timeout doubles (Linux
+    /// `tcp_delack_timer_handler()`: "delayed ACK missed: inflate ATO").
+    pub fn on_delack_timeout(&mut self) {
+        self.ato = SimDuration((self.ato.0 * 2).min(self.rto().0));
+    }
+
+    /// An ACK left (Linux `tcp_event_ack_sent()`): timers cancelled, one quick ACK used.
+    pub fn on_ack_sent(&mut self) {
+        self.delack_deadline = None;
+        self.compress_deadline = None;
+        self.compressed = 0;
+        if self.quick > 0 {
+            self.quick -= 1;
+            if self.quick == 0 {
+                self.ato = ATO_MIN;
+            }
+        }
+    }
+
+    /// The earlier of the two timers.
+    pub fn deadline(&self) -> Option<SimTime> {
+        match (self.delack_deadline, self.compress_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(ms: u64) -> SimTime {
+        SimTime(ms * 1_000_000)
+    }
+
+    #[test]
+    fn the_first_sixteen_acks_are_quick_then_every_second_segment() {
+        let mut a = LinuxAcks::default();
+        for i in 0..16 {
+            a.on_in_order_data(at(i));
+            assert_eq!(
+                a.decide(at(i), false, false, false, i as u32 + 1),
+                AckNow::Yes
+            );
+            a.on_ack_sent();
+        }
+        a.on_in_order_data(at(16));
+        assert_eq!(a.decide(at(16), false, false, false, 17), AckNow::Later);
+        assert_eq!(a.deadline(), Some(at(56)), "40 ms delayed-ACK timer");
+        // The second full segment: ACK now.
+        a.on_in_order_data(at(17));
+        assert_eq!(a.decide(at(17), true, false, false, 18), AckNow::Yes);
+    }
+
+    #[test]
+    fn sack_compression_holds_duplicates_after_three() {
+        let mut a = LinuxAcks {
+            rtt: Some(SimDuration::from_millis(100)),
+            ato: ATO_MIN,
+            ..LinuxAcks::default()
+        };
+        for _ in 0..3 {
+            assert_eq!(a.decide(at(0), false, false, true, 5), AckNow::Yes);
+            a.on_ack_sent();
+        }
+        assert_eq!(a.decide(at(1), false, false, true, 5), AckNow::Later);
+        // min(1 ms, 100 ms / 20) = 1 ms.
+        assert_eq!(a.deadline(), Some(at(2)));
+        // A new rcv_nxt resets the duplicate count.
+        assert_eq!(a.decide(at(1), false, false, true, 6), AckNow::Yes);
+    }
+
+    #[test]
+    fn a_missed_delayed_ack_doubles_the_timeout() {
+        let mut a = LinuxAcks {
+            ato: ATO_MIN,
+            ..LinuxAcks::default()
+        };
+        a.on_delack_timeout();
+        assert_eq!(a.ato, SimDuration::from_millis(80));
+    }
+}
