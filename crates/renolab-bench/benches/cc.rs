@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use renolab_bench::{controller, sender, VARIANTS};
-use renolab_core::tcp::cc::CongestionControl;
+use renolab_core::tcp::cc::{AckSample, CongestionControl};
 use renolab_core::tcp::sack::SackBlocks;
 use renolab_core::time::SimTime;
 
@@ -33,7 +33,7 @@ fn on_ack(c: &mut Criterion) {
                 b.iter(|| {
                     now.0 += SPACING_NS;
                     ack = ack.wrapping_add(1);
-                    cc.on_ack(now, black_box(ack), 1);
+                    cc.on_ack(&AckSample::new(now, black_box(ack), 1));
                     // Keep Vegas's per-segment send times as long as a real flight.
                     cc.on_sent(now, ack.wrapping_add(WINDOW - 1), false);
                     black_box(cc.cwnd())

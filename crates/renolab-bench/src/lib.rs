@@ -9,10 +9,9 @@
 //!
 //! This library holds the fixtures the benches share.
 
-use renolab_core::tcp::cc::NewRenoConfig;
-use renolab_core::tcp::cc::{Cc, NewReno, Reno, Tahoe, Vegas, VegasConfig};
+use renolab_core::tcp::cc::{Cc, NewReno, Reno, Vegas, VegasConfig};
+use renolab_core::tcp::recovery::{NewRenoConfig, RecoveryKind};
 use renolab_core::tcp::rtt::RtoConfig;
-use renolab_core::tcp::sender::{Recovery, SackRecovery};
 use renolab_core::tcp::{Dialect, SenderConfig, TcpSender, Transfer};
 use renolab_core::time::SimDuration;
 
@@ -21,23 +20,29 @@ pub const VARIANTS: [&str; 5] = ["tahoe", "reno", "newreno", "sack", "vegas"];
 
 /// Congestion control and recovery of `variant` (one of [`VARIANTS`]), in congestion
 /// avoidance at a window of `window` segments.
-pub fn controller(variant: &str, window: u32) -> (Cc, Recovery) {
+pub fn controller(variant: &str, window: u32) -> (Cc, RecoveryKind) {
     // ssthresh below the window: congestion avoidance, the steady state of a long flow.
     let ssthresh = window / 2;
     match variant {
-        "tahoe" => (Cc::Tahoe(Tahoe::new(window, ssthresh)), Recovery::GoBackN),
-        "reno" => (Cc::Reno(Reno::new(window, ssthresh, false)), Recovery::Reno),
+        "tahoe" => (
+            Cc::Reno(Reno::new(window, ssthresh, false)),
+            RecoveryKind::Tahoe,
+        ),
+        "reno" => (
+            Cc::Reno(Reno::new(window, ssthresh, false)),
+            RecoveryKind::Reno,
+        ),
         "newreno" => (
             Cc::NewReno(NewReno::new(window, ssthresh, false, false)),
-            Recovery::NewReno(NewRenoConfig::default()),
+            RecoveryKind::NewReno(NewRenoConfig::default()),
         ),
         "sack" => (
             Cc::Reno(Reno::new(window, ssthresh, false)),
-            Recovery::Sack(SackRecovery::Rfc6675),
+            RecoveryKind::Rfc6675,
         ),
         "vegas" => (
             Cc::Vegas(Vegas::new(window, ssthresh, VegasConfig::default())),
-            Recovery::Reno,
+            RecoveryKind::Reno,
         ),
         other => panic!("unknown variant {other}"),
     }
