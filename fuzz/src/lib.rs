@@ -173,6 +173,7 @@ impl ArbSender {
             recovery,
             limited_transmit: self.limited_transmit,
             clock_phase: None,
+            pacing: false,
         };
         let tick = granularity.as_nanos();
         let phase = if tick > 0 {

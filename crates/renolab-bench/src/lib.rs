@@ -69,6 +69,7 @@ pub fn sender(variant: &str, window: u32) -> TcpSender {
         recovery,
         limited_transmit: true,
         clock_phase: None,
+        pacing: false,
     };
     let transfer = Transfer {
         mss: 1460,

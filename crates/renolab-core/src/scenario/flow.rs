@@ -35,6 +35,7 @@ const COMMON_OPTIONS: &[&str] = &[
     "handshake",
     "limited_transmit",
     "clock_phase",
+    "pacing",
 ];
 const NEWRENO_OPTIONS: &[&str] = &[
     "partial_window_deflation",
@@ -510,6 +511,7 @@ fn parse_sender(
             .table
             .map_or(Ok(None), |t| t.duration_ns("clock_phase"))?
             .map(SimDuration),
+        pacing: o.bool("pacing")?.unwrap_or(false),
     })
 }
 
@@ -580,6 +582,7 @@ fn tcp_json(t: &TcpSpec) -> Value {
         "clock_granularity": fmt_duration(s.rto.granularity),
         "handshake": s.handshake,
         "limited_transmit": s.limited_transmit,
+        "pacing": s.pacing,
     });
     if let Some(phase) = s.clock_phase {
         options["clock_phase"] = json!(fmt_duration(phase));

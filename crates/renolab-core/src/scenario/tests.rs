@@ -139,7 +139,7 @@ fn variant_options_are_checked_against_the_variant() {
         err(&with("reno", "alpha = 2")),
         "flow[0].options.alpha: is an option of variant \"vegas\", not \"reno\"; options of reno: \
          initial_window, initial_ssthresh, window, dupack_threshold, min_rto, max_rto, initial_rto, \
-         clock_granularity, handshake, limited_transmit, clock_phase"
+         clock_granularity, handshake, limited_transmit, clock_phase, pacing"
     );
     assert!(err(&with("newreno", "careful = 3"))
         .starts_with("flow[0].options.careful: 3 is not allowed"));

@@ -80,6 +80,9 @@ pub struct SenderConfig {
     /// Phase of the RTT tick clock (ns-2's `boot_time_`); `None`: drawn from the flow's
     /// random stream in [0, tick).
     pub clock_phase: Option<SimDuration>,
+    /// Space segments at the pacing rate (the controller's, else Linux's default of 200 %
+    /// of cwnd/SRTT in slow start, 120 % after), as Linux's internal TCP pacing does.
+    pub pacing: bool,
 }
 
 /// Receiver settings.

@@ -136,6 +136,10 @@ pub(crate) struct SenderState {
     pub syn_first_sent: Option<SimTime>,
     /// The last RTT sample, until a tracer takes it.
     pub new_rtt_sample: Option<SimDuration>,
+    /// Pacing: the earliest time the next segment may leave (Linux `tcp_wstamp_ns`).
+    pub next_send: SimTime,
+    /// Pacing held a segment back: the sender wants waking at `next_send`.
+    pub pacing_wait: bool,
     pub stats: SenderStats,
 }
 
@@ -170,6 +174,8 @@ impl SenderState {
             syn_timed: None,
             syn_first_sent: None,
             new_rtt_sample: None,
+            next_send: SimTime::ZERO,
+            pacing_wait: false,
             stats: SenderStats::default(),
         }
     }
@@ -317,9 +323,36 @@ impl TcpSender {
         Some((rtt, s.rtt.srtt().unwrap_or(rtt), s.rtt.rto()))
     }
 
-    /// When the sender next needs [`TcpSender::on_timeout`].
+    /// When the sender next needs waking: its timer, or the release of a paced segment
+    /// (then call [`TcpSender::on_timeout`], which ignores an early call, and
+    /// [`TcpSender::poll_transmit`]).
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        self.state.rto_deadline
+        let s = &self.state;
+        match (s.rto_deadline, s.pacing_wait.then_some(s.next_send)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The pacing rate in bits per second of wire bytes: the controller's, else Linux's
+    /// default (`tcp_update_pacing_rate()`): max(cwnd, in flight) full segments per
+    /// SRTT, times 2 while cwnd is below half of ssthresh (`tcp_pacing_ss_ratio` = 200 %),
+    /// else times 1.2 (`tcp_pacing_ca_ratio` = 120 %). `None` before an RTT sample.
+    pub fn pacing_rate(&self) -> Option<crate::units::BitsPerSec> {
+        if let Some(rate) = self.cc.pacing_rate() {
+            return Some(rate);
+        }
+        let s = &self.state;
+        let srtt = s.rtt.srtt()?;
+        let cwnd = self.cc.cwnd().whole().max(s.snd_max - s.snd_una) as u128;
+        let ratio = if self.cc.cwnd() < self.cc.ssthresh().half() {
+            200
+        } else {
+            120
+        };
+        let segment_bits = 8 * (s.transfer.mss + s.config.header_bytes) as u128;
+        let bps = segment_bits * cwnd * ratio * 1_000_000_000 / (100 * srtt.0.max(1) as u128);
+        Some(crate::units::BitsPerSec(bps.min(u64::MAX as u128) as u64))
     }
 }
 
@@ -352,6 +385,7 @@ pub(crate) mod tests_support {
             recovery: RecoveryKind::Reno,
             limited_transmit: false,
             clock_phase: None,
+            pacing: false,
         }
     }
 

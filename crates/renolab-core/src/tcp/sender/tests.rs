@@ -26,6 +26,7 @@ fn config(recovery: RecoveryKind) -> SenderConfig {
         recovery,
         limited_transmit: false,
         clock_phase: None,
+        pacing: false,
     }
 }
 

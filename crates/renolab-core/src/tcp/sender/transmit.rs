@@ -30,6 +30,15 @@ impl TcpSender {
         if s.burst_left == 0 {
             return None;
         }
+        if s.config.pacing && now < s.next_send {
+            // Paced: the segment waits for its release time (one wake-up per flow).
+            s.pacing_wait = true;
+            if let Some(l) = self.recovery.linux() {
+                l.on_burst_end(&mut self.state, &self.cc, now);
+            }
+            return None;
+        }
+        s.pacing_wait = false;
         let seq = match self.recovery.select(&mut self.state, &self.cc) {
             Selection::Segment(seq) => seq,
             Selection::Nothing => {
@@ -117,6 +126,11 @@ impl TcpSender {
         }
         s.stats.segments_sent += 1;
         s.stats.first_send.get_or_insert(now);
+        let payload = s.transfer.payload(seq);
+        if s.config.pacing {
+            self.schedule_next_release(now, payload);
+        }
+        let s = &mut self.state;
         // RFC 6298 §5.1: start the timer if it is not running.
         if s.rto_deadline.is_none() {
             s.restart_timer(now);
@@ -124,8 +138,22 @@ impl TcpSender {
         Transmit {
             kind: SegmentKind::Data,
             seq,
-            payload: s.transfer.payload(seq),
+            payload,
             retransmit,
         }
+    }
+
+    /// Linux `tcp_update_skb_after_send()`: the next segment may leave one serialisation
+    /// time at the pacing rate after this one (pacing starts after the first 10 segments).
+    fn schedule_next_release(&mut self, now: SimTime, payload: u32) {
+        let Some(rate) = self.pacing_rate() else {
+            return;
+        };
+        let s = &mut self.state;
+        if s.stats.segments_sent < 10 || rate.0 == 0 {
+            return;
+        }
+        let gap = rate.tx_time_ns(payload + s.config.header_bytes);
+        s.next_send = SimTime(s.next_send.max(now).0 + gap);
     }
 }
