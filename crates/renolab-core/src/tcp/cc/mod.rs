@@ -35,7 +35,8 @@ pub struct AckSample {
     pub now: SimTime,
     /// The cumulative ACK: the next segment the receiver expects.
     pub ack: u32,
-    /// Segments newly acknowledged cumulatively by this ACK (0 for a duplicate).
+    /// Segments newly acknowledged cumulatively by this ACK and not SACKed before (0 for a
+    /// duplicate): with `sacked`, what the ACK newly delivered (Linux `acked_sacked`).
     pub acked: u32,
     /// Segments newly reported by SACK blocks of this ACK.
     pub sacked: u32,

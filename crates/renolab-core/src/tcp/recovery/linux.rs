@@ -223,7 +223,8 @@ impl LinuxRecovery {
         if advanced {
             let (segs, rate, rack) = (&mut self.segs, &mut self.rate, &mut self.rack);
             segs.on_cumulative_ack(ack, |seq, r| {
-                acked += 1;
+                // Segments SACKed earlier were counted delivered then.
+                acked += u32::from(!r.is_sacked());
                 hole_filler.get_or_insert(r.xmit_time);
                 if r.ever_retransmitted() {
                     retrans_acked = true;
@@ -324,8 +325,6 @@ impl LinuxRecovery {
                 cc.set_cwnd(Window::segments(cwnd));
             }
         } else if advanced {
-            sample.acked = delivered.saturating_sub(sacked).max(acked);
-            sample.sacked = delivered - sample.acked.min(delivered);
             cc.on_ack(&sample);
         }
         if s.snd_una == s.snd_max && self.segs.packets_out() == 0 {

@@ -358,6 +358,8 @@ impl TcpSender {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_linux;
 
 /// Building blocks for unit tests of loss recoveries and controllers.
 #[cfg(test)]
