@@ -191,6 +191,7 @@ fn options() -> impl Strategy<Value = serde_json::Map<String, Value>> {
         prop::option::of(any::<bool>()),
         prop::option::of((1u64..=2_000_000_000, 0u64..=3)),
         prop::option::of(0u64..=100_000_000),
+        prop::option::of(any::<bool>()),
     );
     let newreno = (
         prop::option::of(any::<bool>()),
@@ -226,6 +227,7 @@ fn options() -> impl Strategy<Value = serde_json::Map<String, Value>> {
             put("initial_rto", Some(json!(format!("{min_ns}ns"))));
         }
         put("clock_granularity", c.7.map(|ns| json!(format!("{ns}ns"))));
+        put("pacing", c.8.map(|x| json!(x)));
         put("partial_window_deflation", v.0.map(|x| json!(x)));
         put("timer_reset", v.1.map(|x| json!(x)));
         put("careful", v.2);
@@ -254,7 +256,8 @@ fn flow(n: usize, finite_only: bool) -> impl Strategy<Value = Value> {
         Just(None),
         Just(Some("rfc")),
         Just(Some("ns2")),
-        Just(Some("opnet"))
+        Just(Some("opnet")),
+        Just(Some("linux"))
     ];
     let mss = prop_oneof![1 => Just(1u64), 6 => 100u64..=1460];
     let tcp = (

@@ -812,7 +812,7 @@ impl<T: Tracer> Simulation<T> {
                     flow.name
                 )));
             }
-            if tcp.sender.cwnd() < Window::segments(1)
+            if (tcp.sender.cwnd() < Window::segments(1) && !tcp.sender.cwnd_may_be_zero())
                 || tcp.sender.ssthresh() < Window::segments(2)
             {
                 return Err(InvariantViolation(format!(

@@ -266,6 +266,13 @@ impl TcpSender {
         self.cc.cwnd().plus(self.recovery.inflation())
     }
 
+    /// True when cwnd may legitimately fall below one segment: ns-2's Vegas deflates to
+    /// the window its last cut left, zero before any cut, and then waits for its timer
+    /// (docs/ns2-behaviour.md §6).
+    pub fn cwnd_may_be_zero(&self) -> bool {
+        matches!(self.recovery, Recovery::VegasNs2(_))
+    }
+
     /// Slow-start threshold, segments.
     pub fn ssthresh(&self) -> Window {
         self.cc.ssthresh()

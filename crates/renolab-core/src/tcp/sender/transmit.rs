@@ -16,6 +16,8 @@ impl TcpSender {
             Phase::SynDue => return Some(self.send_syn(now)),
             Phase::Open | Phase::FastRecovery { .. } => {}
         }
+        // Set again below if pacing holds a segment back now.
+        s.pacing_wait = false;
         if let Some(seq) = s.retransmit_next.take() {
             return Some(self.emit(now, seq));
         }
@@ -38,7 +40,6 @@ impl TcpSender {
             }
             return None;
         }
-        s.pacing_wait = false;
         let seq = match self.recovery.select(&mut self.state, &self.cc) {
             Selection::Segment(seq) => seq,
             Selection::Nothing => {
