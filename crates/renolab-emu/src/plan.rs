@@ -203,6 +203,19 @@ impl Plan {
     pub fn host_of(&self, node: u32) -> Option<usize> {
         self.hosts.iter().position(|h| h.node == node)
     }
+
+    /// The scenario with every default explicit, as `renolab check` writes it, but each
+    /// flow's variant as the scenario asked for it (the kernel's, not the placeholder the
+    /// simulator's parser read).
+    pub fn normalised(&self) -> Value {
+        let mut doc = self.scenario.to_json();
+        for (i, f) in self.flows.iter().enumerate() {
+            if let FlowRole::Tcp(t) = &f.role {
+                doc["flow"][i]["variant"] = Value::String(t.requested.clone());
+            }
+        }
+        doc
+    }
 }
 
 /// Builds the plan of the scenario `doc` (a parsed TOML or JSON document) for process `pid`.
@@ -551,6 +564,7 @@ mod tests {
         assert_eq!((t.congestion.as_str(), t.sack), ("cubic", true));
         assert_eq!((t.src_host, t.dst_host, t.mss), (0, 1, 1460));
         assert_eq!(t.window_bytes, None, "rfc profile: unbounded window");
+        assert_eq!(p.normalised()["flow"][0]["variant"], "cubic");
     }
 
     #[test]
