@@ -74,7 +74,7 @@ def emulate(
     pcap_dir: PathLike | None = None,
     trace_memory_limit: int | None = None,
     tcp_info_interval_ms: float = 2.0,
-    spin_us: float = 200.0,
+    spin_us: float = 20.0,
     cpu: int | None = None,
     realtime: bool = True,
 ) -> Result:

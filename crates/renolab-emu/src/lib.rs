@@ -64,7 +64,7 @@ impl Default for Request {
         Request {
             traces: TraceRequest::default(),
             tcp_info_interval: SimDuration::from_millis(2),
-            spin: SimDuration::from_micros(200),
+            spin: SimDuration::from_micros(20),
             cpu: None,
             realtime: true,
         }

@@ -170,7 +170,7 @@ fn extend<'py>(py: Python<'py>, e: &Emulation) -> PyResult<Bound<'py, PyDict>> {
 /// the same dict as `run`, with `summary["emulation"]` (timing quality, kernel settings,
 /// per-flow `TCP_INFO`). Ctrl-C stops it and removes everything it created.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, traces = Vec::new(), trace_dir = None, pcap_dir = None, trace_memory_limit = None, tcp_info_interval_us = 2000, spin_us = 200, cpu = None, realtime = true))]
+#[pyo3(signature = (scenario_json, traces = Vec::new(), trace_dir = None, pcap_dir = None, trace_memory_limit = None, tcp_info_interval_us = 2000, spin_us = 20, cpu = None, realtime = true))]
 #[allow(clippy::too_many_arguments)]
 fn emulate<'py>(
     py: Python<'py>,
