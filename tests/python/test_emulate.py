@@ -219,3 +219,26 @@ def test_validate_against_linux_prints_the_ns2_table(tmp_path, capsys):
     assert lines[1].split()[:4] == ["flow", "metric", "Linux", "renolab"]
     assert any("completion s" in line for line in lines)
     assert any(line.startswith("note: ") for line in lines)
+
+
+@needs_root
+def test_charalambous1998_with_real_kernels_puts_kernel_simulated_and_testbed_side_by_side(tmp_path):
+    from renolab.experiments import charalambous1998_emulated as emulated
+    from renolab.experiments.report import read_claims
+
+    cells = [("sack", 50.0, 1.3e-8), ("cubic", 50.0, 1.3e-8)]
+    report = emulated.reproduce(tmp_path, cells=cells, test_s=2.0, workers=1)
+    table = (tmp_path / "table-e1.csv").read_text().splitlines()
+    header = table[0].split(",")
+    assert {"kernel_mbps", "renolab_mbps", "testbed_mbps"} <= set(header)
+    sack = dict(zip(header, table[1].split(",")))
+    assert sack["ber"] == "1.3e-8" and float(sack["testbed_mbps"]) == 33.525
+    assert float(sack["kernel_mbps"]) > 10 and float(sack["renolab_mbps"]) > 10
+    assert int(sack["kernel_retransmits"]) == int(sack["kernel_losses"])
+    assert len(read_claims(report.read_text(encoding="utf-8"))) == 2
+    assert renolab_namespaces() == []
+
+
+def test_reproduce_emulate_is_for_charalambous1998_only(capsys):
+    assert main(["reproduce", "lee2001", "--emulate"]) == 2
+    assert "--emulate: only charalambous1998" in capsys.readouterr().err

@@ -130,6 +130,9 @@ pub struct HostReport {
     pub ip: String,
     /// Sysctls read inside the namespace after set-up, `(key, value)`.
     pub sysctls: Vec<(String, String)>,
+    /// Datagrams the kernel dropped in the TUN device before the emulator read them
+    /// (expected 0), if `ip` could tell.
+    pub tun_tx_dropped: Option<u64>,
 }
 
 /// How the emulation went.

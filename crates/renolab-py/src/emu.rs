@@ -116,6 +116,7 @@ fn extend<'py>(py: Python<'py>, e: &Emulation) -> PyResult<Bound<'py, PyDict>> {
             sysctls.set_item(key, value)?;
         }
         d.set_item("sysctls", sysctls)?;
+        d.set_item("tun_tx_dropped", h.tun_tx_dropped)?;
         hosts.append(d)?;
     }
     em.set_item("hosts", hosts)?;

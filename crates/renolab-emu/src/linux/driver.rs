@@ -169,11 +169,10 @@ pub struct Driver {
 
 impl Driver {
     /// The network of `plan`, with its hosts' TUN descriptors (`tuns[i]` for
-    /// `plan.hosts[i]`), clock origin `t0` (`CLOCK_MONOTONIC` ns).
+    /// `plan.hosts[i]`).
     pub fn new(
         plan: &Plan,
         tuns: &[RawFd],
-        t0: u64,
         tracer: Recorder,
         pcap: Option<PcapSet>,
         timing: Timing,
@@ -232,7 +231,7 @@ impl Driver {
         flows.push(FlowTrack::default()); // stray packets
         let size = plan.mtu as usize;
         Driver {
-            t0,
+            t0: 0,
             sched,
             pool: PacketPool::new(),
             slab: Slab {
@@ -275,8 +274,10 @@ impl Driver {
         SimTime(sys::clock_ns().saturating_sub(self.t0))
     }
 
-    /// Runs until `stop` is set.
-    pub fn run(&mut self, stop: &AtomicBool) -> std::io::Result<()> {
+    /// Runs from clock origin `t0` (`CLOCK_MONOTONIC` ns: emulated time 0) until `stop` is
+    /// set.
+    pub fn run(&mut self, t0: u64, stop: &AtomicBool) -> std::io::Result<()> {
+        self.t0 = t0;
         let mut fds: Vec<libc::pollfd> = self
             .host_fds
             .iter()

@@ -14,7 +14,7 @@ mod sys;
 
 use std::fs::File;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use renolab_core::sim::{FlowResult, LinkResult, RunOutput, RunSummary, StopReason};
 use renolab_core::time::SimTime;
@@ -54,6 +54,9 @@ const REPORTED_SYSCTLS: &[&str] = &[
     "net.ipv4.tcp_congestion_control",
     "net.core.default_qdisc",
 ];
+
+/// Datagrams the kernel may queue in a TUN device for the emulator to read.
+const TUN_QUEUE: &str = "65536";
 
 /// Smallest TCP buffer maximum set in the namespaces (so that the scenario's window, not the
 /// buffer, bounds the receive window): 64 MiB, or four times the largest window.
@@ -150,7 +153,10 @@ fn setup_host(plan: &Plan, h: usize, spaces: &mut Namespaces) -> Result<HostSetu
         }
         netns::write_sysctl("net.ipv4.tcp_no_metrics_save", "1")?;
         netns::write_sysctl("net.ipv4.tcp_sack", if host.sack { "1" } else { "0" })?;
-        netns::write_sysctl("net.ipv4.tcp_rmem", &format!("4096 131072 {buffer_max}"))?;
+        netns::write_sysctl(
+            "net.ipv4.tcp_rmem",
+            &format!("4096 {buffer_max} {buffer_max}"),
+        )?;
         netns::write_sysctl("net.ipv4.tcp_wmem", &format!("4096 16384 {buffer_max}"))?;
         let tun = sys::open_tun(&host.device)?;
         let sysctls = REPORTED_SYSCTLS
@@ -166,7 +172,23 @@ fn setup_host(plan: &Plan, h: usize, spaces: &mut Namespaces) -> Result<HostSetu
     let mtu = plan.mtu.to_string();
     let fail = failed("configuring a namespace");
     netns::ip(&["-n", ns, "link", "set", "dev", "lo", "up"]).map_err(&fail)?;
-    netns::ip(&["-n", ns, "link", "set", "dev", dev, "mtu", &mtu, "up"]).map_err(&fail)?;
+    // A deep TUN ring: a sender may put a whole window into it at once (TCP small queues
+    // allow tcp_limit_output_bytes, 4 MiB), and a full ring drops datagrams before the
+    // emulator sees them (the default of 500 cost a 9180-byte-MTU flow 434 segments).
+    netns::ip(&[
+        "-n",
+        ns,
+        "link",
+        "set",
+        "dev",
+        dev,
+        "mtu",
+        &mtu,
+        "txqueuelen",
+        TUN_QUEUE,
+        "up",
+    ])
+    .map_err(&fail)?;
     netns::ip(&["-n", ns, "addr", "add", &format!("{ip}/32"), "dev", dev]).map_err(&fail)?;
     netns::ip(&["-n", ns, "route", "add", "10.0.0.0/8", "dev", dev]).map_err(&fail)?;
     // Per-route settings of this host's flows (checked consistent by the plan).
@@ -330,8 +352,21 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
     };
     let stop = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
-    let t0 = sys::clock_ns();
-    let mut driver = Driver::new(plan, &tun_fds, t0, recorder, pcap, timing);
+    let mut driver = Driver::new(plan, &tun_fds, recorder, pcap, timing);
+    // Time starts once both threads are ready (priority raised, capabilities dropped): a
+    // flow starting at 0 must not send its SYN before the driver reads.
+    let origin = AtomicU64::new(0);
+    let ready = AtomicUsize::new(0);
+    let await_origin = || {
+        ready.fetch_add(1, Ordering::AcqRel);
+        loop {
+            let t0 = origin.load(Ordering::Acquire);
+            if t0 != 0 {
+                return t0;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+    };
     let interval = request.tcp_info_interval.0.max(100_000);
     let (driver_result, outcomes, end, stop_reason, interrupted) = std::thread::scope(|s| {
         let driver_thread = s.spawn(|| {
@@ -341,15 +376,25 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
             }
             sys::raise_priority(request.realtime)?;
             sys::drop_thread_capabilities()?;
-            driver.run(&stop)
+            let t0 = await_origin();
+            driver.run(t0, &stop)
         });
         let app_thread = s.spawn(|| {
             sys::tight_timer_slack();
             let dropped = sys::drop_thread_capabilities();
+            let t0 = await_origin();
             let outcomes = apps::run(sockets, t0, interval, &mut info_traces, &stop, &finished);
             (dropped, outcomes)
         });
         // The main thread keeps time and its capabilities.
+        while ready.load(Ordering::Acquire) < 2
+            && !driver_thread.is_finished()
+            && !app_thread.is_finished()
+        {
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+        let t0 = sys::clock_ns();
+        origin.store(t0, Ordering::Release);
         let (end, reason, interrupted) = loop {
             let now = SimTime(sys::clock_ns() - t0);
             if cancel.load(Ordering::Relaxed) {
@@ -383,6 +428,11 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
     // Sockets are closed (the applications returned them); the namespaces go now.
     let host_sysctls: Vec<Vec<(String, String)>> =
         hosts.iter().map(|h| h.sysctls.clone()).collect();
+    let tun_dropped: Vec<Option<u64>> = plan
+        .hosts
+        .iter()
+        .map(|h| tun_tx_dropped(&h.netns, &h.device))
+        .collect();
     drop(hosts);
     spaces.remove_all();
     if interrupted {
@@ -424,12 +474,14 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
             .hosts
             .iter()
             .zip(host_sysctls)
-            .map(|(h, sysctls)| HostReport {
+            .zip(tun_dropped)
+            .map(|((h, sysctls), dropped)| HostReport {
                 node: h.name.clone(),
                 netns: h.netns.clone(),
                 device: h.device.clone(),
                 ip: ipv4(h.ip),
                 sysctls,
+                tun_tx_dropped: dropped,
             })
             .collect(),
         mtu: plan.mtu,
@@ -559,4 +611,20 @@ fn kernel_flows(plan: &Plan, outcomes: &[Option<FlowOutcome>]) -> Vec<KernelFlow
             },
         })
         .collect()
+}
+
+/// Datagrams the kernel dropped in a TUN device before the emulator read them (its ring was
+/// full): losses the emulator's counters cannot see, reported so that none go unnoticed.
+fn tun_tx_dropped(netns: &str, device: &str) -> Option<u64> {
+    let out = std::process::Command::new(netns::ip_path().ok()?)
+        .args(["-n", netns, "-s", "-j", "link", "show", "dev", device])
+        .env_clear()
+        .output()
+        .ok()?;
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+    doc.get(0)?
+        .get("stats64")?
+        .get("tx")?
+        .get("dropped")?
+        .as_u64()
 }

@@ -18,7 +18,7 @@ const NETNS_DIR: &str = "/run/netns";
 
 /// `ip` from iproute2, looked up in the system directories only (the emulator runs as
 /// root: `PATH` is not trusted).
-fn ip_binary() -> io::Result<PathBuf> {
+pub fn ip_path() -> io::Result<PathBuf> {
     ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]
         .iter()
         .map(PathBuf::from)
@@ -33,7 +33,7 @@ fn ip_binary() -> io::Result<PathBuf> {
 
 /// Runs `ip ARGS...`; an error carries ip's own message.
 pub fn ip(args: &[&str]) -> io::Result<()> {
-    let out = Command::new(ip_binary()?).args(args).env_clear().output()?;
+    let out = Command::new(ip_path()?).args(args).env_clear().output()?;
     if out.status.success() {
         return Ok(());
     }
