@@ -199,11 +199,6 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The host index of `node`, if it is a host.
-    pub fn host_of(&self, node: u32) -> Option<usize> {
-        self.hosts.iter().position(|h| h.node == node)
-    }
-
     /// The scenario with every default explicit, as `renolab check` writes it, but each
     /// flow's variant as the scenario asked for it (the kernel's, not the placeholder the
     /// simulator's parser read).

@@ -66,6 +66,8 @@ struct App {
     s: FlowSockets,
     state: State,
     server: Option<OwnedFd>,
+    /// The receiver read the end of the stream: its socket is no longer polled.
+    eof: bool,
     sent: u64,
     out: FlowOutcome,
     traced: Option<(u32, u32)>,
@@ -96,6 +98,7 @@ pub fn run(
             s,
             state: State::Waiting,
             server: None,
+            eof: false,
             sent: 0,
             out: FlowOutcome::default(),
             traced: None,
@@ -144,7 +147,7 @@ pub fn run(
                 }
                 _ => {}
             }
-            if let Some(server) = &a.server {
+            if let Some(server) = a.server.as_ref().filter(|_| !a.eof) {
                 fds.push(pollfd(server, libc::POLLIN));
                 owners.push((i, 2));
             }
@@ -245,7 +248,11 @@ fn on_readable(a: &mut App, t: SimTime, sink: &mut [u8]) {
     let Some(server) = &a.server else { return };
     loop {
         match sys::read_packet(server.as_raw_fd(), sink) {
-            Ok(Some(0)) | Ok(None) => break,
+            Ok(Some(0)) => {
+                a.eof = true;
+                break;
+            }
+            Ok(None) => break,
             Ok(Some(n)) => a.out.bytes_delivered += n as u64,
             Err(_) => break,
         }

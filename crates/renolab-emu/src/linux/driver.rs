@@ -418,21 +418,18 @@ impl Driver {
         ip: wire::Ipv4,
         tcp: &wire::Tcp,
     ) -> Option<(u32, PacketKind, u32, bool)> {
-        let (forward, i) = self
-            .flow_ips
-            .iter()
-            .enumerate()
-            .find_map(|(i, &(s, d, port))| {
-                if port == 0 {
-                    None
-                } else if ip.src == s && ip.dst == d && tcp.src_port == port {
-                    Some((true, i))
-                } else if ip.src == d && ip.dst == s && tcp.dst_port == port {
-                    Some((false, i))
-                } else {
-                    None
-                }
-            })?;
+        // The sender's port is SENDER_PORT_BASE + the flow's index: a segment names its flow
+        // by its source port (sender to receiver) or its destination port (the way back).
+        let of_port = |port: u16| {
+            let i = port.checked_sub(crate::plan::SENDER_PORT_BASE)? as usize;
+            let &(s, d, p) = self.flow_ips.get(i)?;
+            (p == port).then_some((i, s, d))
+        };
+        let (forward, i) = match (of_port(tcp.src_port), of_port(tcp.dst_port)) {
+            (Some((i, s, d)), _) if ip.src == s && ip.dst == d => (true, i),
+            (_, Some((i, s, d))) if ip.src == d && ip.dst == s => (false, i),
+            _ => return None,
+        };
         let track = &mut self.flows[i];
         let flow = i as u32;
         if tcp.is_syn() && forward {
