@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -242,3 +243,21 @@ def test_charalambous1998_with_real_kernels_puts_kernel_simulated_and_testbed_si
 def test_reproduce_emulate_is_for_charalambous1998_only(capsys):
     assert main(["reproduce", "lee2001", "--emulate"]) == 2
     assert "--emulate: only charalambous1998" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None or os.geteuid() != 0, reason="needs root and setpriv to run without capabilities")
+def test_without_the_capabilities_it_stops_with_one_line_and_creates_nothing(tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        ["setpriv", "--bounding-set", "-net_admin,-sys_admin", sys.executable, "-m", "renolab", "emulate",
+         str(write(tmp_path, path_scenario())), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (
+        "renolab: error: renolab emulate needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to create network "
+        "namespaces and TUN devices\n"
+    )
+    assert not out.exists()
