@@ -727,3 +727,47 @@ fn udp_datagram(buf: &mut [u8], src: [u8; 4], dst: [u8; 4], flow: u32, size: u32
     buf[10..12].copy_from_slice(&checksum.to_be_bytes());
     n
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use renolab_core::trace::TraceRequest;
+
+    /// A scenario whose only flow is constant bit rate: it needs no kernel, so the driver's
+    /// link code runs here without root.
+    const CBR: &str = r#"{
+        "simulation": {"seed": 7, "duration": "2s"},
+        "link": [
+            {"name": "a", "from": "s", "to": "r", "rate": "10Mbps", "delay": "2ms"},
+            {"name": "b", "from": "r", "to": "d", "rate": "2Mbps", "delay": "3ms",
+             "queue": {"kind": "droptail", "limit": 5},
+             "loss": {"kind": "uniform", "p": 0.05}}
+        ],
+        "flow": [{"name": "c", "kind": "cbr", "src": "s", "dst": "d", "rate": "2.5Mbps",
+                  "packet_bytes": 1000, "jitter": 1.0}]
+    }"#;
+
+    #[test]
+    fn the_driver_makes_the_simulators_decisions_on_the_same_packets() {
+        let plan = crate::plan_json(CBR).unwrap();
+        assert!(plan.hosts.is_empty());
+        let recorder = Recorder::new(&TraceRequest::default(), None).unwrap();
+        let timing = Timing {
+            spin_ns: 0,
+            max_sleep_ns: 0,
+        };
+        let mut driver = Driver::new(&plan, &[], recorder, None, timing);
+        driver.run_due(plan.stop_at);
+        let simulated =
+            renolab_core::sim::run(&plan.scenario, &TraceRequest::default(), false).unwrap();
+        for (emulated, simulated) in driver.dirs().iter().zip(&simulated.links) {
+            assert_eq!(emulated.stats, simulated.stats, "{}", simulated.link);
+        }
+        let b = &simulated.links[2].stats;
+        assert!(b.overflow_drops > 0 && b.random_drops > 0, "{b:?}");
+        let c = &driver.flows[0];
+        assert_eq!(c.data_sent, simulated.flows[0].segments_sent);
+        assert_eq!(c.data_arrived, simulated.flows[0].segments_delivered);
+        assert_eq!(c.data_dropped, simulated.flows[0].data_drops);
+    }
+}
