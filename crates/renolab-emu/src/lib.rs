@@ -50,7 +50,10 @@ pub struct Request {
     pub traces: TraceRequest,
     /// How often each sender's `TCP_INFO` is sampled.
     pub tcp_info_interval: SimDuration,
-    /// The driver spins instead of sleeping when its next event is this close.
+    /// The driver spins instead of sleeping when its next event is this close (default
+    /// 20 us: long enough to absorb a sleep's wake-up latency, short enough that a
+    /// real-time driver stays far from the kernel's 95 % real-time CPU limit, whose
+    /// throttling stalls it for 50 ms; docs/emulation.md has the measurements).
     pub spin: SimDuration,
     /// Pin the driver thread to this CPU.
     pub cpu: Option<usize>,
