@@ -163,6 +163,11 @@ pub struct Report {
     pub oversize_packets: u64,
     /// Deliveries a kernel refused.
     pub write_errors: u64,
+    /// Largest fraction of a 100 ms window the driver did not sleep.
+    pub driver_busy_max: f64,
+    /// Seconds during which the driver did not spin because it was too busy (it stays
+    /// below the kernel's real-time limit, whose throttling would stall it for 50 ms).
+    pub spin_suspended_s: f64,
     /// `TCP_INFO` sampling interval, microseconds.
     pub tcp_info_interval_us: f64,
     /// Spin window, microseconds.

@@ -158,6 +158,8 @@ fn extend<'py>(py: Python<'py>, e: &Emulation) -> PyResult<Bound<'py, PyDict>> {
     em.set_item("stray_packets", r.stray_packets)?;
     em.set_item("oversize_packets", r.oversize_packets)?;
     em.set_item("write_errors", r.write_errors)?;
+    em.set_item("driver_busy_max", r.driver_busy_max)?;
+    em.set_item("spin_suspended_s", r.spin_suspended_s)?;
     em.set_item("tcp_info_interval_us", r.tcp_info_interval_us)?;
     em.set_item("spin_us", r.spin_us)?;
     em.set_item("cpu", r.cpu)?;

@@ -491,6 +491,8 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
         stray_packets: report_counts.stray,
         oversize_packets: report_counts.oversize,
         write_errors: report_counts.write_errors,
+        driver_busy_max: report_counts.busy_max,
+        spin_suspended_s: report_counts.spin_suspended_ns as f64 / 1e9,
         tcp_info_interval_us: interval as f64 / 1e3,
         spin_us: request.spin.0 as f64 / 1e3,
         cpu: request.cpu,
