@@ -4,6 +4,8 @@
 [--pcap] [--ns2-trace] [--seed N] [--check-invariants]`` simulates a scenario and writes
 ``flows.csv``, ``links.csv``, ``summary.json`` and one Parquet (or CSV) file per trace (see
 docs/outputs.md); ``renolab check SCENARIO.toml`` only validates it.
+``renolab emulate SCENARIO.toml --out DIR [--trace cwnd] [--pcap]`` runs the scenario's TCP
+flows with the Linux kernel across the same links (root; see :mod:`renolab.emulate`).
 ``renolab plot DIR [--kind cwnd,seq,throughput,queue,summary] [--format png,svg]`` draws the
 figures of a run directory (see :mod:`renolab.plot`).
 ``renolab sweep SWEEP.toml --out DIR [--workers N] [--scheduler ADDRESS | --dask]`` runs a
@@ -79,6 +81,24 @@ def _build_parser() -> _Parser:
     run.add_argument("--check-invariants", action="store_true", help="enable the core's internal consistency checks")
     run.set_defaults(handler=_cmd_run)
 
+    emulate = commands.add_parser(
+        "emulate", help="run a scenario with real Linux TCP endpoints across its links (root)"
+    )
+    emulate.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
+    emulate.add_argument("--out", metavar="DIR", required=True, help="output directory (created if missing)")
+    emulate.add_argument(
+        "--trace",
+        metavar="NAME[,NAME...]",
+        type=_trace_names,
+        action="append",
+        default=[],
+        help="record traces: cwnd, rtt (from TCP_INFO), seq, queue, drops, hops (repeatable or comma-separated)",
+    )
+    emulate.add_argument("--format", choices=["parquet", "csv"], default="parquet", help="file format of the traces")
+    emulate.add_argument("--pcap", action="store_true", help="write one pcap file per link (real datagrams) into DIR/pcap")
+    emulate.add_argument("--seed", type=int, metavar="N", help="override simulation.seed (the links' random losses)")
+    emulate.set_defaults(handler=_cmd_emulate)
+
     check = commands.add_parser("check", help="validate a scenario without running it")
     check.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
     check.set_defaults(handler=_cmd_check)
@@ -128,8 +148,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.seed is not None:
         scenario = scenario.with_seed(args.seed)
     traces = list(dict.fromkeys(name for group in args.trace for name in group))
+
+    def simulate(recorded: list[str], trace_dir: Any, pcap_dir: Any) -> Result:
+        return scenario.run(
+            trace=recorded, check_invariants=args.check_invariants, trace_dir=trace_dir, pcap_dir=pcap_dir
+        )
+
+    scenario.validate()  # a bad scenario leaves no output directory behind
     try:
-        written = _run_and_save(scenario, traces, args)
+        written = _run_and_save(scenario, traces, args, simulate)
     except SimulationError as exc:
         if getattr(exc, "kind", None) != "panic":
             raise
@@ -147,26 +174,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _run_and_save(scenario: Scenario, traces: list[str], args: argparse.Namespace) -> list[Any]:
-    """Run with the traces streamed to a scratch directory inside --out, then write them
-    in --format chunk by chunk; returns [result, *paths written]."""
+def _run_and_save(scenario: Scenario, traces: list[str], args: argparse.Namespace, run: Any) -> list[Any]:
+    """Run (``run(traces, trace_dir, pcap_dir) -> Result``: the simulator or the emulator)
+    with the traces streamed to a scratch directory inside --out, then write them in
+    --format chunk by chunk; returns [result, *paths written]."""
     import shutil
     import tempfile
     from pathlib import Path
 
-    recorded = traces + (["hops"] if args.ns2_trace and "hops" not in traces else [])
-    scenario.validate()  # a bad scenario leaves no output directory behind
+    ns2_trace = getattr(args, "ns2_trace", False)
+    recorded = traces + (["hops"] if ns2_trace and "hops" not in traces else [])
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".renolab-traces-", dir=out)) if recorded else None
     try:
-        result = scenario.run(
-            trace=recorded,
-            check_invariants=args.check_invariants,
-            trace_dir=scratch,
-            pcap_dir=out / "pcap" if args.pcap else None,
-        )
-        written = result.save(out, format=args.format, traces=traces, ns2_trace=args.ns2_trace)
+        result = run(recorded, scratch, out / "pcap" if args.pcap else None)
+        written = result.save(out, format=args.format, traces=traces, ns2_trace=ns2_trace)
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -199,6 +222,33 @@ def _write_panic_report(out_dir: str, exc: SimulationError) -> str | None:
     except OSError:
         return None
     return str(path)
+
+
+def _cmd_emulate(args: argparse.Namespace) -> int:
+    from renolab import emulate as emu
+
+    scenario = Scenario.from_toml(args.scenario)
+    if args.seed is not None:
+        scenario = scenario.with_seed(args.seed)
+    traces = list(dict.fromkeys(name for group in args.trace for name in group))
+    emu.check(scenario)  # names and variants: refused before anything is created
+    reason = emu.unsupported_reason()
+    if reason:
+        return _fail(reason, EXIT_BAD_INPUT)
+
+    def run(recorded: list[str], trace_dir: Any, pcap_dir: Any) -> Result:
+        return emu.emulate(scenario, recorded, trace_dir=trace_dir, pcap_dir=pcap_dir)
+
+    try:
+        written = _run_and_save(scenario, traces, args, run)
+    except emu.EmulationError as exc:
+        code = EXIT_BAD_INPUT if getattr(exc, "kind", "") == "unsupported" else EXIT_SIMULATION_FAILED
+        return _fail(f"emulation failed: {exc}" if code == EXIT_SIMULATION_FAILED else exc, code)
+    result = written.pop(0)
+    print(format_flows_table(result))
+    print("\n" + emu.timing_line(result))
+    print(f"wrote {', '.join(p.relative_to(args.out).as_posix() for p in written)} to {args.out}")
+    return EXIT_OK
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

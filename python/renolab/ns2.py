@@ -1032,6 +1032,8 @@ class Report:
     seeds: list[int]
     tolerance: Tolerance
     rows: list[Row] = field(default_factory=list)
+    #: What renolab is compared with (the table's title and its reference column).
+    reference: str = "ns-2.35"
     ns2_runs: list[Ns2Run] = field(default_factory=list)
     renolab_runs: list[list[dict[str, Any]]] = field(default_factory=list)
 
@@ -1053,7 +1055,8 @@ class Report:
             if self.random
             else ("deterministic" + (f", {len(self.seeds)} runs" if len(self.seeds) > 1 else ""))
         )
-        head = ["flow", "metric", "ns-2", "renolab", "diff", "tolerance", ""]
+        column = "ns-2" if self.reference == "ns-2.35" else self.reference
+        head = ["flow", "metric", column, "renolab", "diff", "tolerance", ""]
         body = []
         for r in self.rows:
             tol = getattr(self.tolerance, r.metric)
@@ -1078,7 +1081,7 @@ class Report:
             padded = (c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
             return "  ".join(padded).rstrip()
 
-        out = [f"{self.name}: renolab vs ns-2.35 ({how})", line(head)]
+        out = [f"{self.name}: renolab vs {self.reference} ({how})", line(head)]
         prev = None
         for cells in body:
             shown = list(cells)
@@ -1153,9 +1156,11 @@ def compare(
     random: bool,
     tolerance: Tolerance,
     seeds: Sequence[int],
+    reference: str = "ns-2.35",
 ) -> Report:
-    """Compare per-flow figures of paired runs of the two simulators."""
-    report = Report(name=name, random=random, seeds=list(seeds), tolerance=tolerance)
+    """Compare per-flow figures of paired runs of renolab and a *reference* (ns-2, or the
+    Linux kernel: :mod:`renolab.kernel_validation`)."""
+    report = Report(name=name, random=random, seeds=list(seeds), tolerance=tolerance, reference=reference)
     report.ns2_runs = list(ns2_runs)
     report.renolab_runs = [list(r) for r in renolab_runs]
     flows = [f["flow"] for f in ns2_runs[0].flows]
@@ -1286,8 +1291,14 @@ def export_command(args: Any) -> int:
 
 
 def add_validate_arguments(p: Any) -> None:
-    """``renolab validate SCENARIO.toml [--runs N] [tolerances]``."""
+    """``renolab validate SCENARIO.toml [--against ns2|linux] [--runs N] [tolerances]``."""
     p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (a [validation] table may set tolerances)")
+    p.add_argument(
+        "--against",
+        choices=["ns2", "linux"],
+        default="ns2",
+        help="compare with ns-2.35 (default) or with real Linux TCP through renolab's links (root; runs default 5)",
+    )
     p.add_argument("--runs", type=int, metavar="N", help="seeds to run (default: 30 for a random scenario, else 1)")
     p.add_argument("--seed", type=int, metavar="S", help="first seed (default: simulation.seed)")
     p.add_argument("--jobs", type=int, default=1, metavar="J", help="ns-2 runs at once (default 1)")
@@ -1305,6 +1316,11 @@ def add_validate_arguments(p: Any) -> None:
 
 def validate_command(args: Any) -> int:
     from renolab.cli import EXIT_BAD_INPUT, EXIT_SIMULATION_FAILED, _fail
+
+    if getattr(args, "against", "ns2") == "linux":
+        from renolab.kernel_validation import validate_command as against_linux
+
+        return against_linux(args)
 
     for name in ("runs", "jobs"):
         value = getattr(args, name)

@@ -79,8 +79,17 @@ class Result:
             ``.queue()``, ``.summary()``), see :mod:`renolab.plot`.
     """
 
-    def __init__(self, raw: Mapping[str, Any], *, scenario: Mapping[str, Any], wall_time_s: float) -> None:
-        """Wrap the dict returned by ``renolab._core.run``."""
+    def __init__(
+        self,
+        raw: Mapping[str, Any],
+        *,
+        scenario: Mapping[str, Any],
+        wall_time_s: float,
+        normalised: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Wrap the dict returned by ``renolab._core.run`` (or ``emulate``). *normalised*:
+        the scenario with its defaults filled in, when the caller has it (the emulator reads
+        variants the simulator's validation does not know)."""
         self.summary: dict[str, Any] = dict(raw["summary"])
         self.summary["renolab_version"] = _core.__version__
         self.summary["wall_time_s"] = wall_time_s
@@ -88,7 +97,7 @@ class Result:
         self._raw: dict[str, RawTrace] = {name: RawTrace(name, entry) for name, entry in (raw.get("traces") or {}).items()}
         self._files: dict[str, Path] = {}
         self._trace_cache: dict[str, pd.DataFrame] = {}
-        self._validated: dict[str, Any] | None = None
+        self._validated: dict[str, Any] | None = dict(normalised) if normalised is not None else None
         links = dict(raw.get("links") or {})
         if "link" in links:
             extras = _link_extras(links, self._scenario_normalised())

@@ -17,8 +17,16 @@ create_exception!(
     "A run that failed inside the engine."
 );
 
+create_exception!(
+    _core,
+    EmulationError,
+    PyRuntimeError,
+    "An emulation that could not run here (kind \"unsupported\") or failed (kind \"failed\")."
+);
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("EmulationError", m.py().get_type::<EmulationError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     Ok(())
 }

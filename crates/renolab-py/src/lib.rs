@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 
+mod emu;
 mod errors;
 mod scenario;
 mod sim;
@@ -14,5 +15,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     scenario::register(m)?;
     sim::register(m)?;
+    emu::register(m)?;
     Ok(())
 }

@@ -30,7 +30,7 @@ where
     table.set_item(name, rows.iter().map(value).collect::<Vec<V>>())
 }
 
-fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
     let secs = |t: Option<renolab_core::time::SimTime>| t.map(|t| t.as_secs_f64());
     let flows = PyDict::new(py);
     let f = &out.flows[..];

@@ -63,6 +63,11 @@ def add_arguments(parser: object) -> None:
         "--quick", action="store_true", help="reduced grid / fewer seeds: under a minute on 2 cores (CI, demo)"
     )
     parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: every core)")  # type: ignore[attr-defined]
+    parser.add_argument(  # type: ignore[attr-defined]
+        "--emulate",
+        action="store_true",
+        help="run the study with real Linux kernels through the emulated path (charalambous1998; root)",
+    )
 
 
 def run_command(args: object) -> int:
@@ -81,6 +86,10 @@ def run_command(args: object) -> int:
         return 2
     out = Path(args.out) if args.out else Path(f"reproduce-{study}")  # type: ignore[attr-defined]
     names = list(STUDIES) if study == "all" else [study]
+    emulate = bool(getattr(args, "emulate", False))
+    if emulate and names != ["charalambous1998"]:
+        print("renolab: error: --emulate: only charalambous1998 runs with real kernels", file=sys.stderr)
+        return 2
     missing = []
     for name in names:
         try:
@@ -94,7 +103,20 @@ def run_command(args: object) -> int:
             continue
         target = out / name if study == "all" else out
         start = time.perf_counter()
-        report = reproduce(target, quick=quick, workers=workers)
+        if emulate:
+            from renolab.emulate import EmulationError, unsupported_reason
+
+            reason = unsupported_reason()
+            if reason:
+                print(f"renolab: error: {reason}", file=sys.stderr)
+                return 2
+            try:
+                report = reproduce(target, quick=quick, workers=workers, emulate=True)
+            except EmulationError as exc:
+                print(f"renolab: error: emulation failed: {exc}", file=sys.stderr)
+                return 1
+        else:
+            report = reproduce(target, quick=quick, workers=workers)
         print(f"{name}: wrote {report} ({time.perf_counter() - start:.1f} s)")
     if missing and len(missing) == len(names):
         print("renolab: error: no study is available yet", file=sys.stderr)

@@ -155,8 +155,14 @@ def _summarise(rows: list[dict[str, Any]], keys: list[str]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def reproduce(out: Path, quick: bool = False, workers: int | None = None) -> Path:
-    """Run the study and write its report into *out*; return the path of report.md."""
+def reproduce(out: Path, quick: bool = False, workers: int | None = None, emulate: bool = False) -> Path:
+    """Run the study and write its report into *out*; return the path of report.md. With
+    *emulate*, run its grid with real Linux kernels through the emulated path instead
+    (:mod:`renolab.experiments.charalambous1998_emulated`)."""
+    if emulate:
+        from renolab.experiments import charalambous1998_emulated
+
+        return charalambous1998_emulated.reproduce(out, quick=quick, workers=workers)
     start = time.perf_counter()
     out = Path(out)
     paper = paper_values(STUDY)

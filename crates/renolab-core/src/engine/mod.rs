@@ -166,6 +166,15 @@ impl Scheduler {
             .push(Reverse(((at.0 as u128) << 64) | low as u128));
     }
 
+    /// When the earliest pending event is due, without popping it (a real-time driver sleeps
+    /// until then).
+    #[inline]
+    pub fn peek_time(&self) -> Option<SimTime> {
+        self.heap
+            .peek()
+            .map(|Reverse(key)| SimTime((key >> 64) as u64))
+    }
+
     /// Pops the earliest event and advances the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
@@ -260,6 +269,18 @@ mod tests {
         );
         assert_eq!(s.now(), SimTime(5));
         assert_eq!(s.events_fired(), 4);
+    }
+
+    #[test]
+    fn peeking_shows_the_earliest_time_without_popping() {
+        let mut s = Scheduler::new();
+        assert_eq!(s.peek_time(), None);
+        s.schedule(SimTime(9), Event::Stop);
+        s.schedule(SimTime(4), Event::TxEnd { dir: 1 });
+        assert_eq!(s.peek_time(), Some(SimTime(4)));
+        assert_eq!(s.events_fired(), 0);
+        assert_eq!(s.pop(), Some((SimTime(4), Event::TxEnd { dir: 1 })));
+        assert_eq!(s.peek_time(), Some(SimTime(9)));
     }
 
     #[test]

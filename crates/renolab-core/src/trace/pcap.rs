@@ -217,13 +217,29 @@ impl PcapSet {
         ip[10] = c[0];
         ip[11] = c[1];
 
+        let datagram = std::mem::take(&mut self.scratch);
+        self.record_raw(now, dir, &datagram);
+        self.scratch = datagram;
+    }
+
+    /// Records a packet given as its real bytes (an IPv4 datagram), starting transmission on
+    /// link direction `dir` at `now`: for engines whose packets are real, such as the
+    /// emulator's.
+    pub fn record_raw(&mut self, now: SimTime, dir: u32, datagram: &[u8]) {
+        if self.error.is_some() {
+            return;
+        }
         let (path, w) = &mut self.files[(dir / 2) as usize];
+        let len = datagram.len().min(65_535) as u32;
         let mut rec = [0u8; 16];
         rec[..4].copy_from_slice(&((now.0 / 1_000_000_000) as u32).to_le_bytes());
         rec[4..8].copy_from_slice(&((now.0 % 1_000_000_000) as u32).to_le_bytes());
-        rec[8..12].copy_from_slice(&(buf.len() as u32).to_le_bytes());
-        rec[12..16].copy_from_slice(&(buf.len() as u32).to_le_bytes());
-        if let Err(e) = w.write_all(&rec).and_then(|_| w.write_all(buf)) {
+        rec[8..12].copy_from_slice(&len.to_le_bytes());
+        rec[12..16].copy_from_slice(&(datagram.len() as u32).to_le_bytes());
+        if let Err(e) = w
+            .write_all(&rec)
+            .and_then(|_| w.write_all(&datagram[..len as usize]))
+        {
             self.error = Some(format!("pcap: cannot write {}: {e}", path.display()));
         }
     }

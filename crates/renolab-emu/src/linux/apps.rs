@@ -1,0 +1,307 @@
+//! The applications: one real socket pair per TCP flow. The sender connects at the flow's
+//! start, writes `bytes` (then closes its half) or writes until `stop`; the receiver reads
+//! and discards. `TCP_INFO` of every sender is sampled on a fixed interval for the `cwnd`
+//! and `rtt` traces, and once at the end for the flow's counters.
+//!
+//! One thread serves every flow with `ppoll`: the work per byte is the kernel's, and a
+//! thread per flow would only compete with the driver for the CPU.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use renolab_core::time::SimTime;
+use renolab_core::trace::{Record, TraceSink};
+
+use super::sys;
+use crate::tcp_info::TcpInfo;
+
+/// Bytes the sender offers per `write`.
+const CHUNK: usize = 256 * 1024;
+
+/// The sockets of one TCP flow, made in set-up.
+pub struct FlowSockets {
+    /// Index of the flow in the scenario.
+    pub flow: u32,
+    /// The sender's socket (bound, not connected).
+    pub client: OwnedFd,
+    /// The receiver's listening socket.
+    pub listener: OwnedFd,
+    /// Receiver address and port.
+    pub dst: ([u8; 4], u16),
+    /// When the application starts.
+    pub start: SimTime,
+    /// When it stops offering data.
+    pub stop: Option<SimTime>,
+    /// Bytes to send, if finite.
+    pub bytes: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Waiting,
+    Connecting,
+    Sending,
+    Sent,
+    Failed,
+}
+
+/// What the application side of a flow reports.
+#[derive(Clone, Debug, Default)]
+pub struct FlowOutcome {
+    /// Bytes the receiving application read.
+    pub bytes_delivered: u64,
+    /// When it read the last byte of a finite transfer.
+    pub finished: Option<SimTime>,
+    /// When the connection was established (the sender saw the SYN-ACK).
+    pub established: Option<SimTime>,
+    /// The sender's `TCP_INFO` right after the handshake (its RTT is the handshake's).
+    pub at_handshake: Option<TcpInfo>,
+    /// The sender's last `TCP_INFO`.
+    pub last: Option<TcpInfo>,
+    /// Why the connection failed, if it did.
+    pub error: Option<String>,
+}
+
+struct App {
+    s: FlowSockets,
+    state: State,
+    server: Option<OwnedFd>,
+    /// The receiver read the end of the stream: its socket is no longer polled.
+    eof: bool,
+    sent: u64,
+    out: FlowOutcome,
+    traced: Option<(u32, u32)>,
+    traced_rtt: Option<u32>,
+}
+
+/// The `cwnd` and `rtt` traces, fed from `TCP_INFO`.
+pub struct InfoTraces {
+    /// `cwnd` records (time, flow, cwnd and ssthresh in segments).
+    pub cwnd: Option<TraceSink>,
+    /// `rtt` records (time, flow, srtt as the sample and as srtt, rto).
+    pub rtt: Option<TraceSink>,
+}
+
+/// Runs the applications until `stop` is set; sets `finished` once every finite transfer
+/// has been read in full. Returns each flow's outcome, in the order of `flows`.
+pub fn run(
+    flows: Vec<FlowSockets>,
+    t0: u64,
+    interval_ns: u64,
+    traces: &mut InfoTraces,
+    stop: &AtomicBool,
+    finished: &AtomicBool,
+) -> Vec<FlowOutcome> {
+    let mut apps: Vec<App> = flows
+        .into_iter()
+        .map(|s| App {
+            s,
+            state: State::Waiting,
+            server: None,
+            eof: false,
+            sent: 0,
+            out: FlowOutcome::default(),
+            traced: None,
+            traced_rtt: None,
+        })
+        .collect();
+    let zeros = vec![0u8; CHUNK];
+    let mut sink = vec![0u8; CHUNK];
+    let mut fds: Vec<libc::pollfd> = Vec::new();
+    let mut owners: Vec<(usize, u8)> = Vec::new(); // (app, 0 listener / 1 client / 2 server)
+    let mut next_sample = 0u64;
+    let now = || SimTime(sys::clock_ns().saturating_sub(t0));
+    while !stop.load(Ordering::Relaxed) {
+        let t = now();
+        for a in apps.iter_mut() {
+            if a.state == State::Waiting && t >= a.s.start {
+                match sys::connect(&a.s.client, a.s.dst.0, a.s.dst.1) {
+                    Ok(()) => a.state = State::Connecting,
+                    Err(e) => fail(a, e.to_string()),
+                }
+            }
+            if a.state == State::Sending && a.s.stop.is_some_and(|s| t >= s) {
+                a.state = State::Sent; // stop offering data; the connection lives on
+            }
+        }
+        // Sample on a fixed grid.
+        if t.0 >= next_sample {
+            for (i, a) in apps.iter_mut().enumerate() {
+                if matches!(a.state, State::Sending | State::Sent) {
+                    sample(a, i as u32, t, traces);
+                }
+            }
+            next_sample = (t.0 / interval_ns + 1) * interval_ns;
+        }
+        fds.clear();
+        owners.clear();
+        for (i, a) in apps.iter().enumerate() {
+            if a.server.is_none() {
+                fds.push(pollfd(&a.s.listener, libc::POLLIN));
+                owners.push((i, 0));
+            }
+            match a.state {
+                State::Connecting | State::Sending => {
+                    fds.push(pollfd(&a.s.client, libc::POLLOUT));
+                    owners.push((i, 1));
+                }
+                _ => {}
+            }
+            if let Some(server) = a.server.as_ref().filter(|_| !a.eof) {
+                fds.push(pollfd(server, libc::POLLIN));
+                owners.push((i, 2));
+            }
+        }
+        let mut timeout = next_sample.saturating_sub(now().0).min(2_000_000);
+        for a in &apps {
+            if a.state == State::Waiting {
+                timeout = timeout.min(a.s.start.0.saturating_sub(now().0));
+            }
+        }
+        if sys::wait(&mut fds, timeout).is_err() {
+            continue;
+        }
+        for (k, fd) in fds.iter().enumerate() {
+            if fd.revents == 0 {
+                continue;
+            }
+            let (i, which) = owners[k];
+            let a = &mut apps[i];
+            match which {
+                0 => match sys::accept(&a.s.listener) {
+                    Ok(Some(server)) => a.server = Some(server),
+                    Ok(None) => {}
+                    Err(e) => fail(a, format!("accept: {e}")),
+                },
+                1 => on_writable(a, now(), &zeros),
+                _ => on_readable(a, now(), &mut sink),
+            }
+        }
+        let done = apps
+            .iter()
+            .all(|a| a.s.bytes.is_none() || a.out.finished.is_some() || a.state == State::Failed);
+        if done && apps.iter().any(|a| a.s.bytes.is_some()) {
+            finished.store(true, Ordering::Relaxed);
+        }
+    }
+    apps.into_iter()
+        .map(|mut a| {
+            if a.out.established.is_some() {
+                if let Some(info) = read_info(&a.s.client) {
+                    a.out.last = Some(info);
+                }
+            }
+            a.out
+        })
+        .collect()
+}
+
+fn pollfd(fd: &OwnedFd, events: libc::c_short) -> libc::pollfd {
+    libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events,
+        revents: 0,
+    }
+}
+
+fn fail(a: &mut App, why: String) {
+    a.state = State::Failed;
+    a.out.error.get_or_insert(why);
+}
+
+fn on_writable(a: &mut App, t: SimTime, zeros: &[u8]) {
+    if a.state == State::Connecting {
+        match sys::socket_error(&a.s.client) {
+            Ok(0) => {
+                a.out.established = Some(t);
+                a.out.at_handshake = read_info(&a.s.client);
+                a.state = State::Sending;
+            }
+            Ok(e) => {
+                return fail(
+                    a,
+                    format!("connect: {}", std::io::Error::from_raw_os_error(e)),
+                )
+            }
+            Err(e) => return fail(a, e.to_string()),
+        }
+    }
+    while a.state == State::Sending {
+        let want = match a.s.bytes {
+            Some(total) => (total - a.sent).min(zeros.len() as u64) as usize,
+            None => zeros.len(),
+        };
+        if want == 0 {
+            sys::shutdown_write(&a.s.client);
+            a.state = State::Sent;
+            break;
+        }
+        match sys::write_some(a.s.client.as_raw_fd(), &zeros[..want]) {
+            Ok(0) => break,
+            Ok(n) => a.sent += n as u64,
+            Err(e) => return fail(a, format!("write: {e}")),
+        }
+    }
+}
+
+fn on_readable(a: &mut App, t: SimTime, sink: &mut [u8]) {
+    let Some(server) = &a.server else { return };
+    loop {
+        match sys::read_packet(server.as_raw_fd(), sink) {
+            Ok(Some(0)) => {
+                a.eof = true;
+                break;
+            }
+            Ok(None) => break,
+            Ok(Some(n)) => a.out.bytes_delivered += n as u64,
+            Err(_) => break,
+        }
+    }
+    if let Some(total) = a.s.bytes {
+        if a.out.finished.is_none() && a.out.bytes_delivered >= total {
+            a.out.finished = Some(t);
+        }
+    }
+}
+
+/// Samples the sender's `TCP_INFO`, recording cwnd/ssthresh and RTT when they changed.
+fn sample(a: &mut App, flow: u32, t: SimTime, traces: &mut InfoTraces) {
+    let Some(info) = read_info(&a.s.client) else {
+        return;
+    };
+    let window = (info.snd_cwnd, info.snd_ssthresh);
+    if a.traced != Some(window) {
+        a.traced = Some(window);
+        if let Some(s) = &mut traces.cwnd {
+            s.push(
+                Record::new()
+                    .u64(t.0)
+                    .u32(flow)
+                    .f64(info.snd_cwnd as f64)
+                    .f64(info.ssthresh_segments()),
+            );
+        }
+    }
+    if a.traced_rtt != Some(info.rtt_us) {
+        a.traced_rtt = Some(info.rtt_us);
+        if let Some(s) = &mut traces.rtt {
+            let srtt = info.rtt_us as u64 * 1_000;
+            s.push(
+                Record::new()
+                    .u64(t.0)
+                    .u32(flow)
+                    .u64(srtt)
+                    .u64(srtt)
+                    .u64(info.rto_us as u64 * 1_000),
+            );
+        }
+    }
+    a.out.last = Some(info);
+}
+
+/// The sender's `TCP_INFO`, if the kernel gives it.
+fn read_info(fd: &OwnedFd) -> Option<TcpInfo> {
+    let mut buf = [0u8; 512];
+    let len = sys::tcp_info(fd, &mut buf).ok()?;
+    TcpInfo::parse(&buf[..len.min(buf.len())])
+}

@@ -1,0 +1,804 @@
+//! The real-time driver: carries every datagram the kernels send across the scenario's links
+//! with the simulator's link, queue and loss models ([`LinkDir`]), on the wall clock.
+//!
+//! Time is the simulator's [`SimTime`]: nanoseconds since the emulation started. The models
+//! run on the *scheduled* time of each event, exactly as in the simulator, so a driver that
+//! falls behind delivers late but never changes what the link decides; how late each
+//! delivery to a kernel is, is measured ([`Lateness`]).
+//!
+//! The loop: read every datagram the kernels have sent (each enters the network at the time
+//! it was read), handle every event that is due (ends of transmission, arrivals at the far
+//! ends of links), deliver what reached a host into its TUN device, then wait for the next
+//! event: in `ppoll` until [`Timing::spin`] before it, then spinning on the clock (a sleep
+//! wakes tens of microseconds late on a VM; spinning does not).
+//!
+//! Packets are the core's small `Copy` [`Packet`]s in its [`PacketPool`]; their bytes live
+//! beside them in [`Slab`], one buffer per pool slot, reused with the slot.
+
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use renolab_core::app::CbrSource;
+use renolab_core::engine::{Event, Scheduler};
+use renolab_core::loss::LossCause;
+use renolab_core::net::link::TxSeqs;
+use renolab_core::net::pipe::InFlight;
+use renolab_core::net::{LinkDir, Packet, PacketId, PacketKind, PacketPool, Routes};
+use renolab_core::queue::{QueueDrop, Queued};
+use renolab_core::rng::RngStream;
+use renolab_core::scenario::Traffic;
+use renolab_core::tcp::sack::SackBlocks;
+use renolab_core::time::SimTime;
+use renolab_core::trace::pcap::node_ip;
+use renolab_core::trace::{DropCause, HopEvent, PcapSet, Recorder, SeqEvent, Tracer};
+
+use super::sys;
+use crate::lateness::Lateness;
+use crate::plan::{FlowRole, Plan};
+use crate::wire::{self, Parsed};
+
+/// Length of the windows over which the driver measures how busy it is.
+const GUARD_WINDOW_NS: u64 = 100_000_000;
+/// Busy fraction above which the driver stops spinning for a window: well below the 95 %
+/// at which the kernel throttles a real-time thread.
+const BUSY_LIMIT: f64 = 0.8;
+
+/// How the driver waits.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    /// Spin (instead of sleeping) when the next event is this close, nanoseconds.
+    pub spin_ns: u64,
+    /// Longest sleep, nanoseconds (the stop flag is checked at least this often).
+    pub max_sleep_ns: u64,
+}
+
+/// Per-flow counters the network keeps, and what the driver learns from the headers.
+#[derive(Clone, Debug, Default)]
+pub struct FlowTrack {
+    /// Data segments (with payload) sent by the flow's sender, retransmissions included.
+    pub data_sent: u64,
+    /// Data segments delivered to the receiver's namespace.
+    pub data_arrived: u64,
+    /// Data segments dropped.
+    pub data_dropped: u64,
+    /// Other packets (handshake, ACKs, FINs) sent, in both directions.
+    pub acks_sent: u64,
+    /// Other packets delivered.
+    pub acks_arrived: u64,
+    /// Other packets dropped.
+    pub acks_dropped: u64,
+    /// Sum of one-way latencies of the delivered data segments, ns.
+    pub latency_sum_ns: u128,
+    /// First data segment read from the sender.
+    pub first_data: Option<SimTime>,
+    /// Segment size the sequence numbers are counted in: the negotiated MSS less the
+    /// timestamps option, once the handshake has been seen.
+    pub segment_bytes: u32,
+    /// The sender's initial sequence number, once its SYN has been seen.
+    isn: Option<u32>,
+    /// MSS options of the SYN and the SYN-ACK.
+    mss_options: (Option<u16>, Option<u16>),
+    /// Timestamps offered in the SYN and in the SYN-ACK.
+    timestamps: (bool, bool),
+    /// Highest relative sequence number sent + 1 (byte offset of the next new byte).
+    snd_max: u32,
+    /// Payload bytes delivered (CBR).
+    pub cbr_bytes: u64,
+}
+
+impl FlowTrack {
+    fn update_segment_size(&mut self) {
+        if let (Some(a), Some(b)) = self.mss_options {
+            // RFC 7323 §3.2: with timestamps every segment carries 12 option bytes.
+            let ts = if self.timestamps.0 && self.timestamps.1 {
+                12
+            } else {
+                0
+            };
+            self.segment_bytes = (a.min(b) as u32).saturating_sub(ts).max(1);
+        }
+    }
+}
+
+/// Figures the driver reports at the end.
+#[derive(Debug, Default)]
+pub struct DriverReport {
+    /// Events handled.
+    pub events: u64,
+    /// Datagrams read from the kernels.
+    pub ingress: u64,
+    /// Datagrams that belong to no flow or cannot be routed (ICMP, IPv6, ...), dropped.
+    pub stray: u64,
+    /// Datagrams longer than the MTU (there must be none: no offloads), dropped.
+    pub oversize: u64,
+    /// Deliveries a kernel refused (write errors).
+    pub write_errors: u64,
+    /// Most packets alive at once.
+    pub peak_packets: u64,
+    /// Lateness of every delivery into a namespace.
+    pub lateness: Lateness,
+    /// Largest fraction of a 100 ms window the driver spent not sleeping.
+    pub busy_max: f64,
+    /// Time during which spinning was suspended because the driver was too busy, ns.
+    pub spin_suspended_ns: u64,
+}
+
+/// Packet bytes, one buffer per packet-pool slot.
+struct Slab {
+    bufs: Vec<Box<[u8]>>,
+    lens: Vec<u32>,
+    size: usize,
+}
+
+impl Slab {
+    fn store(&mut self, id: PacketId, bytes: &[u8]) {
+        let i = id.0 as usize;
+        while self.bufs.len() <= i {
+            self.bufs.push(vec![0u8; self.size].into_boxed_slice());
+            self.lens.push(0);
+        }
+        self.bufs[i][..bytes.len()].copy_from_slice(bytes);
+        self.lens[i] = bytes.len() as u32;
+    }
+
+    fn get(&self, id: PacketId) -> &[u8] {
+        let i = id.0 as usize;
+        &self.bufs[i][..self.lens[i] as usize]
+    }
+}
+
+/// The network of one emulation.
+pub struct Driver {
+    t0: u64,
+    sched: Scheduler,
+    pool: PacketPool,
+    slab: Slab,
+    dirs: Vec<LinkDir>,
+    routes: Routes,
+    queue_drops: Vec<(PacketId, QueueDrop)>,
+    /// Per flow, plus one last entry for stray packets.
+    pub flows: Vec<FlowTrack>,
+    flow_ips: Vec<([u8; 4], [u8; 4], u16)>,
+    cbr: Vec<Option<CbrSource>>,
+    flow_nodes: Vec<(u32, u32)>,
+    node_count: u32,
+    /// Host of each node and its TUN descriptor.
+    tun_of_node: Vec<Option<RawFd>>,
+    host_fds: Vec<(u32, RawFd)>,
+    tracer: Recorder,
+    pcap: Option<PcapSet>,
+    scratch: Vec<u8>,
+    /// Where constant-bit-rate datagrams are built (apart from `scratch`, which holds the
+    /// datagram being read when they are due).
+    cbr_buf: Vec<u8>,
+    cbr_stop: Vec<Option<SimTime>>,
+    timing: Timing,
+    /// What the driver reports.
+    pub report: DriverReport,
+}
+
+impl Driver {
+    /// The network of `plan`, with its hosts' TUN descriptors (`tuns[i]` for
+    /// `plan.hosts[i]`).
+    pub fn new(
+        plan: &Plan,
+        tuns: &[RawFd],
+        tracer: Recorder,
+        pcap: Option<PcapSet>,
+        timing: Timing,
+    ) -> Self {
+        let sc = &plan.scenario;
+        let mut dirs = Vec::with_capacity(sc.links.len() * 2);
+        for link in &sc.links {
+            dirs.push(LinkDir::from_spec(
+                sc.seed,
+                link.name.clone(),
+                link.from,
+                link.to,
+                &link.forward,
+            ));
+            dirs.push(LinkDir::from_spec(
+                sc.seed,
+                format!("{}/rev", link.name),
+                link.to,
+                link.from,
+                &link.reverse,
+            ));
+        }
+        let pairs: Vec<(u32, u32)> = dirs.iter().map(|d| (d.from, d.to)).collect();
+        let routes = Routes::compute(sc.nodes.len(), &pairs);
+        let mut tun_of_node = vec![None; sc.nodes.len()];
+        let mut host_fds = Vec::new();
+        for (h, &fd) in plan.hosts.iter().zip(tuns) {
+            tun_of_node[h.node as usize] = Some(fd);
+            host_fds.push((h.node, fd));
+        }
+        let mut sched = Scheduler::new();
+        let mut cbr = Vec::new();
+        let mut flows = Vec::new();
+        let mut flow_ips = Vec::new();
+        for (i, (f, spec)) in plan.flows.iter().zip(&sc.flows).enumerate() {
+            let mut track = FlowTrack::default();
+            match (&f.role, &spec.traffic) {
+                (FlowRole::Tcp(t), _) => {
+                    track.segment_bytes = t.mss;
+                    flow_ips.push((node_ip(f.src), node_ip(f.dst), t.src_port));
+                    cbr.push(None);
+                }
+                (FlowRole::Cbr, Traffic::Cbr(c)) => {
+                    let rng = RngStream::derive(sc.seed, &format!("flow/{}", f.name));
+                    cbr.push(Some(CbrSource::new(*c, rng)));
+                    flow_ips.push((node_ip(f.src), node_ip(f.dst), 0));
+                    sched.schedule(f.start, Event::FlowStart { flow: i as u32 });
+                    if let Some(stop) = f.stop {
+                        sched.schedule(stop, Event::FlowStop { flow: i as u32 });
+                    }
+                }
+                (FlowRole::Cbr, Traffic::Tcp(_)) => unreachable!("plan follows the scenario"),
+            }
+            flows.push(track);
+        }
+        flows.push(FlowTrack::default()); // stray packets
+        let size = plan.mtu as usize;
+        Driver {
+            t0: 0,
+            sched,
+            pool: PacketPool::new(),
+            slab: Slab {
+                bufs: Vec::new(),
+                lens: Vec::new(),
+                size,
+            },
+            dirs,
+            routes,
+            queue_drops: Vec::new(),
+            flow_nodes: plan.flows.iter().map(|f| (f.src, f.dst)).collect(),
+            flows,
+            flow_ips,
+            cbr,
+            node_count: sc.nodes.len() as u32,
+            tun_of_node,
+            host_fds,
+            tracer,
+            pcap,
+            scratch: vec![0u8; 65_536],
+            cbr_buf: vec![0u8; 65_536],
+            cbr_stop: plan.flows.iter().map(|f| f.stop).collect(),
+            timing,
+            report: DriverReport::default(),
+        }
+    }
+
+    /// The link directions (for the results).
+    pub fn dirs(&self) -> &[LinkDir] {
+        &self.dirs
+    }
+
+    /// Hands back the tracer and the pcap writer.
+    pub fn into_traces(self) -> (Recorder, Option<PcapSet>) {
+        (self.tracer, self.pcap)
+    }
+
+    #[inline]
+    fn wall(&self) -> SimTime {
+        SimTime(sys::clock_ns().saturating_sub(self.t0))
+    }
+
+    /// Runs from clock origin `t0` (`CLOCK_MONOTONIC` ns: emulated time 0) until `stop` is
+    /// set.
+    pub fn run(&mut self, t0: u64, stop: &AtomicBool) -> std::io::Result<()> {
+        self.t0 = t0;
+        let mut fds: Vec<libc::pollfd> = self
+            .host_fds
+            .iter()
+            .map(|&(_, fd)| libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        // The real-time budget guard: the kernel stops a real-time thread for the rest of
+        // its second once it has run 95 % of it (`sched_rt_runtime_us`), a 50 ms stall.
+        // Over each 100 ms the driver measures how much of it it did not sleep; above
+        // BUSY_LIMIT it stops spinning (it sleeps up to each event instead) for the next
+        // 100 ms, trading microseconds of lateness for never meeting that limit.
+        let mut window = (self.wall().0, 0u64); // (start, ns slept)
+        let mut spin_ns = self.timing.spin_ns;
+        while !stop.load(Ordering::Relaxed) {
+            self.read_all()?;
+            let now = self.wall();
+            self.run_due(now);
+            let now = self.wall().0;
+            if now - window.0 >= GUARD_WINDOW_NS {
+                let busy = 1.0 - window.1 as f64 / (now - window.0) as f64;
+                self.report.busy_max = self.report.busy_max.max(busy);
+                spin_ns = if busy > BUSY_LIMIT {
+                    self.report.spin_suspended_ns += GUARD_WINDOW_NS;
+                    0
+                } else {
+                    self.timing.spin_ns
+                };
+                window = (now, 0);
+            }
+            let wait = match self.sched.peek_time() {
+                Some(t) => t.0.saturating_sub(now),
+                None => u64::MAX,
+            };
+            if wait > spin_ns {
+                let sleep = (wait - spin_ns).min(self.timing.max_sleep_ns);
+                let before = sys::clock_ns();
+                sys::wait(&mut fds, sleep)?;
+                window.1 += sys::clock_ns() - before;
+            }
+            // Otherwise spin: the loop reads (non-blocking) and checks the clock again.
+        }
+        self.report.events = self.sched.events_fired();
+        self.report.peak_packets = self.pool.capacity_used() as u64;
+        Ok(())
+    }
+
+    /// Reads every waiting datagram of every host, each entering the network at the time
+    /// it is read (after the events due by then).
+    fn read_all(&mut self) -> std::io::Result<()> {
+        for h in 0..self.host_fds.len() {
+            let (node, fd) = self.host_fds[h];
+            loop {
+                let mut buf = std::mem::take(&mut self.scratch);
+                let got = sys::read_packet(fd, &mut buf);
+                let result = match got {
+                    Ok(Some(n)) => {
+                        let now = self.wall();
+                        self.run_due(now);
+                        self.ingress(now, node, &buf[..n]);
+                        Ok(true)
+                    }
+                    Ok(None) => Ok(false),
+                    Err(e) => Err(e),
+                };
+                self.scratch = buf;
+                if !result? {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles every event due at or before `now`, each at its own scheduled time.
+    fn run_due(&mut self, now: SimTime) {
+        while let Some(at) = self.sched.peek_time() {
+            if at > now {
+                break;
+            }
+            let (at, event) = self.sched.pop().expect("peeked");
+            match event {
+                Event::TxEnd { dir } => self.on_tx_end(at, dir),
+                Event::Arrive { dir } => self.on_arrive(at, dir),
+                Event::FlowStart { flow } => self.on_cbr_start(at, flow),
+                Event::FlowStop { flow } => {
+                    if let Some(s) = &mut self.cbr[flow as usize] {
+                        s.stop();
+                    }
+                }
+                Event::CbrSend { flow } => self.on_cbr_send(at, flow),
+                Event::SenderTimer { .. } | Event::ReceiverTimer { .. } | Event::Stop => {}
+            }
+        }
+    }
+
+    // ----- ingress ---------------------------------------------------------------------------
+
+    /// A datagram read from the TUN device of host `node` at `now`.
+    fn ingress(&mut self, now: SimTime, node: u32, bytes: &[u8]) {
+        self.report.ingress += 1;
+        if bytes.len() > self.slab.size {
+            self.report.oversize += 1;
+            return;
+        }
+        let stray = (self.flows.len() - 1) as u32;
+        let (ip, classified) = match wire::parse(bytes) {
+            Parsed::Tcp(ip, tcp) => (ip, self.classify(ip, &tcp)),
+            Parsed::Udp(ip) | Parsed::OtherIpv4(ip) => (ip, None),
+            Parsed::Other => {
+                self.report.stray += 1;
+                return;
+            }
+        };
+        let Some(dst) = wire::node_of_ip(ip.dst).filter(|&d| d < self.node_count && d != node)
+        else {
+            self.report.stray += 1;
+            return;
+        };
+        let (flow, kind, seq, retransmit) =
+            classified.unwrap_or((stray, PacketKind::Ack, 0, false));
+        if flow == stray {
+            self.report.stray += 1;
+        }
+        let packet = Packet {
+            flow,
+            kind,
+            seq,
+            size: ip.len,
+            dst,
+            retransmit,
+            sent_at: now,
+            sack: SackBlocks::EMPTY,
+        };
+        let track = &mut self.flows[flow as usize];
+        if kind == PacketKind::Data {
+            track.data_sent += 1;
+            track.first_data.get_or_insert(now);
+            let event = if retransmit {
+                SeqEvent::Retransmitted
+            } else {
+                SeqEvent::Sent
+            };
+            self.tracer.seq_event(now, flow, event, seq);
+        } else {
+            track.acks_sent += 1;
+        }
+        let id = self.pool.insert(packet);
+        self.slab.store(id, &bytes[..ip.len as usize]);
+        self.at_node(now, node, id);
+    }
+
+    /// The flow, kind, segment number and retransmission flag of a TCP segment, learning
+    /// the connection's initial sequence number and segment size from its handshake.
+    fn classify(
+        &mut self,
+        ip: wire::Ipv4,
+        tcp: &wire::Tcp,
+    ) -> Option<(u32, PacketKind, u32, bool)> {
+        // The sender's port is SENDER_PORT_BASE + the flow's index: a segment names its flow
+        // by its source port (sender to receiver) or its destination port (the way back).
+        let of_port = |port: u16| {
+            let i = port.checked_sub(crate::plan::SENDER_PORT_BASE)? as usize;
+            let &(s, d, p) = self.flow_ips.get(i)?;
+            (p == port).then_some((i, s, d))
+        };
+        let (forward, i) = match (of_port(tcp.src_port), of_port(tcp.dst_port)) {
+            (Some((i, s, d)), _) if ip.src == s && ip.dst == d => (true, i),
+            (_, Some((i, s, d))) if ip.src == d && ip.dst == s => (false, i),
+            _ => return None,
+        };
+        let track = &mut self.flows[i];
+        let flow = i as u32;
+        if tcp.is_syn() && forward {
+            track.isn = Some(tcp.seq);
+            track.mss_options.0 = tcp.mss_option;
+            track.timestamps.0 = tcp.timestamps;
+            track.snd_max = 0;
+            return Some((flow, PacketKind::Syn, 0, false));
+        }
+        if tcp.is_syn_ack() && !forward {
+            track.mss_options.1 = tcp.mss_option;
+            track.timestamps.1 = tcp.timestamps;
+            track.update_segment_size();
+            return Some((flow, PacketKind::SynAck, 0, false));
+        }
+        let isn = track.isn.unwrap_or(0);
+        let unit = track.segment_bytes.max(1);
+        if forward && tcp.payload > 0 {
+            let rel = tcp.seq.wrapping_sub(isn).wrapping_sub(1);
+            let end = rel.wrapping_add(tcp.payload);
+            // Sequence arithmetic (RFC 9293 §3.4): `end` at or before snd_max is old data.
+            let retransmit = (end.wrapping_sub(track.snd_max) as i32) <= 0;
+            if !retransmit {
+                track.snd_max = end;
+            }
+            return Some((flow, PacketKind::Data, rel / unit, retransmit));
+        }
+        // An ACK: its segment number is the next segment expected.
+        let acked = if forward {
+            0
+        } else {
+            tcp.ack.wrapping_sub(isn).wrapping_sub(1)
+        };
+        Some((flow, PacketKind::Ack, acked.div_ceil(unit), false))
+    }
+
+    // ----- links (as the simulator's engine drives them) ------------------------------------
+
+    fn enqueue(&mut self, now: SimTime, d: u32, id: PacketId) {
+        let packet = *self.pool.get(id);
+        self.tracer.hop(now, d, HopEvent::Enqueue, &packet, id.0);
+        let link = &mut self.dirs[d as usize];
+        let transmitting = !link.idle_at(now);
+        if !transmitting && !link.tx_end_pending && link.queue.may_bypass_when_idle(packet.size) {
+            self.transmit(now, d, id, packet.size);
+            return;
+        }
+        let dropped = &mut self.queue_drops;
+        let offered = link.queue.enqueue(
+            now,
+            Queued::new(id, packet.size, packet.flow),
+            transmitting,
+            &mut |victim, cause| dropped.push((victim, cause)),
+        );
+        match offered {
+            Ok(()) if !transmitting && !link.tx_end_pending => {
+                self.drop_queued(now, d);
+                self.on_tx_end(now, d);
+                return;
+            }
+            Ok(()) => {
+                link.stats.max_queue = link.stats.max_queue.max(link.queue.len() as u64);
+                if !link.tx_end_pending {
+                    self.schedule_tx_end(d);
+                }
+            }
+            Err(cause) => dropped.push((id, cause)),
+        }
+        self.drop_queued(now, d);
+    }
+
+    fn drop_queued(&mut self, now: SimTime, d: u32) {
+        let mut victims = std::mem::take(&mut self.queue_drops);
+        for (victim, cause) in victims.drain(..) {
+            self.dirs[d as usize].stats.count_queue_drop(cause);
+            let cause = match cause {
+                QueueDrop::Overflow => DropCause::Overflow,
+                QueueDrop::EarlyDrop => DropCause::Early,
+                QueueDrop::AqmDrop => DropCause::Aqm,
+            };
+            self.drop_packet(now, victim, Some((d, cause)));
+        }
+        self.queue_drops = victims;
+        let q = &self.dirs[d as usize].queue;
+        let (len, bytes) = (q.len() as u32, q.bytes());
+        self.tracer.queue_changed(now, d, len, bytes);
+    }
+
+    fn on_tx_end(&mut self, now: SimTime, d: u32) {
+        let dropped = &mut self.queue_drops;
+        let link = &mut self.dirs[d as usize];
+        link.tx_end_pending = false;
+        let next = link
+            .queue
+            .dequeue(now, &mut |victim, cause| dropped.push((victim, cause)));
+        if let Some(id) = next {
+            let size = self.pool.get(id).size;
+            self.transmit(now, d, id, size);
+            if !self.dirs[d as usize].queue.is_empty() {
+                self.schedule_tx_end(d);
+            }
+        }
+        self.drop_queued(now, d);
+    }
+
+    fn transmit(&mut self, now: SimTime, d: u32, id: PacketId, size: u32) {
+        let seqs = TxSeqs {
+            arrival: self.sched.reserve(),
+            end: self.sched.reserve(),
+        };
+        if let Some((arrival, seq)) = self.dirs[d as usize].start_tx(now, id, size, seqs) {
+            self.sched
+                .schedule_reserved(arrival, seq, Event::Arrive { dir: d });
+        }
+        let packet = *self.pool.get(id);
+        self.tracer.hop(now, d, HopEvent::Dequeue, &packet, id.0);
+        if let Some(pcap) = &mut self.pcap {
+            pcap.record_raw(now, d, self.slab.get(id));
+        }
+    }
+
+    fn schedule_tx_end(&mut self, d: u32) {
+        let link = &mut self.dirs[d as usize];
+        link.tx_end_pending = true;
+        let (at, seq) = (link.busy_until, link.tx_end_seq);
+        self.sched
+            .schedule_reserved(at, seq, Event::TxEnd { dir: d });
+    }
+
+    fn on_arrive(&mut self, now: SimTime, d: u32) {
+        let link = &mut self.dirs[d as usize];
+        let Some(&InFlight { arrival, id, .. }) = link.pipe.front() else {
+            return;
+        };
+        if arrival != now {
+            return; // stale: a reordered packet took the head
+        }
+        link.pipe.pop_front();
+        if let Some(next) = link.pipe.front() {
+            self.sched
+                .schedule_reserved(next.arrival, next.seq, Event::Arrive { dir: d });
+        }
+        if !link.losses.is_empty() {
+            let packet = *self.pool.get(id);
+            if let Some(cause) = link.losses.iter_mut().find_map(|m| m.judge(&packet)) {
+                link.stats.count_loss(cause);
+                let cause = match cause {
+                    LossCause::BitError => DropCause::BitError,
+                    LossCause::Random => DropCause::Random,
+                    LossCause::Burst => DropCause::Burst,
+                    LossCause::Scripted => DropCause::Scripted,
+                };
+                self.drop_packet(now, id, Some((d, cause)));
+                return;
+            }
+        }
+        let to = link.to;
+        let packet = *self.pool.get(id);
+        self.tracer.hop(now, d, HopEvent::Receive, &packet, id.0);
+        self.at_node(now, to, id);
+    }
+
+    fn at_node(&mut self, now: SimTime, node: u32, id: PacketId) {
+        let dst = self.pool.get(id).dst;
+        if dst == node {
+            self.deliver(now, node, id);
+        } else {
+            match self.routes.next_hop(node, dst) {
+                Some(d) => self.enqueue(now, d, id),
+                None => self.drop_packet(now, id, None),
+            }
+        }
+    }
+
+    /// Packet `id` reached its destination `node` at (scheduled) time `now`.
+    fn deliver(&mut self, now: SimTime, node: u32, id: PacketId) {
+        let packet = *self.pool.get(id);
+        let track = &mut self.flows[packet.flow as usize];
+        match packet.kind {
+            PacketKind::Data => {
+                track.data_arrived += 1;
+                track.latency_sum_ns += (now.0 - packet.sent_at.0) as u128;
+            }
+            PacketKind::Datagram => {
+                track.data_arrived += 1;
+                track.latency_sum_ns += (now.0 - packet.sent_at.0) as u128;
+                track.cbr_bytes += packet.size as u64;
+            }
+            PacketKind::Ack => {
+                track.acks_arrived += 1;
+                self.tracer
+                    .seq_event(now, packet.flow, SeqEvent::Acked, packet.seq);
+            }
+            PacketKind::Syn | PacketKind::SynAck => track.acks_arrived += 1,
+        }
+        // Constant-bit-rate datagrams are the emulator's own: they end here.
+        if packet.kind != PacketKind::Datagram {
+            if let Some(fd) = self.tun_of_node[node as usize] {
+                let late = self.wall().0.saturating_sub(now.0);
+                self.report.lateness.record(late);
+                if sys::write_some(fd, self.slab.get(id)).is_err() {
+                    self.report.write_errors += 1;
+                }
+            }
+        }
+        self.pool.remove(id);
+    }
+
+    fn drop_packet(&mut self, now: SimTime, id: PacketId, at: Option<(u32, DropCause)>) {
+        let packet = self.pool.remove(id);
+        if let Some((d, cause)) = at {
+            self.tracer.hop(now, d, HopEvent::Drop, &packet, id.0);
+            self.tracer.dropped(now, d, &packet, cause);
+        }
+        let track = &mut self.flows[packet.flow as usize];
+        match packet.kind {
+            PacketKind::Data | PacketKind::Datagram => {
+                track.data_dropped += 1;
+                self.tracer
+                    .seq_event(now, packet.flow, SeqEvent::Dropped, packet.seq);
+            }
+            _ => {
+                track.acks_dropped += 1;
+                self.tracer
+                    .seq_event(now, packet.flow, SeqEvent::AckDropped, packet.seq);
+            }
+        }
+    }
+
+    // ----- constant bit rate (the emulator's own traffic) -----------------------------------
+
+    fn on_cbr_start(&mut self, now: SimTime, f: u32) {
+        let stop = self.cbr_stop[f as usize];
+        if let Some(s) = &mut self.cbr[f as usize] {
+            s.start(now, stop);
+        }
+        self.on_cbr_send(now, f);
+    }
+
+    fn on_cbr_send(&mut self, now: SimTime, f: u32) {
+        let Some(source) = &mut self.cbr[f as usize] else {
+            return;
+        };
+        let Some(seq) = source.poll_send(now) else {
+            return;
+        };
+        let size = source.packet_bytes().max(28);
+        if let Some(at) = source.poll_timeout() {
+            self.sched.schedule(at, Event::CbrSend { flow: f });
+        }
+        let (src, dst) = self.flow_nodes[f as usize];
+        let packet = Packet {
+            flow: f,
+            kind: PacketKind::Datagram,
+            seq,
+            size,
+            dst,
+            retransmit: false,
+            sent_at: now,
+            sack: SackBlocks::EMPTY,
+        };
+        self.flows[f as usize].data_sent += 1;
+        self.flows[f as usize].first_data.get_or_insert(now);
+        self.tracer.seq_event(now, f, SeqEvent::Sent, seq);
+        let id = self.pool.insert(packet);
+        let len = udp_datagram(&mut self.cbr_buf, node_ip(src), node_ip(dst), f, size);
+        // The pcap shows at most an MTU of a larger datagram (the emulator's own traffic
+        // never reaches a kernel).
+        self.slab
+            .store(id, &self.cbr_buf[..len.min(self.slab.size)]);
+        self.at_node(now, src, id);
+    }
+}
+
+/// Writes a UDP datagram of `size` bytes (zero payload) into `buf`; returns its length.
+fn udp_datagram(buf: &mut [u8], src: [u8; 4], dst: [u8; 4], flow: u32, size: u32) -> usize {
+    let n = (size as usize).min(buf.len());
+    buf[..n].fill(0);
+    buf[0] = 0x45;
+    buf[2..4].copy_from_slice(&(n as u16).to_be_bytes());
+    buf[6] = 0x40;
+    buf[8] = 64;
+    buf[9] = 17;
+    buf[12..16].copy_from_slice(&src);
+    buf[16..20].copy_from_slice(&dst);
+    let port = (crate::plan::SENDER_PORT_BASE as u32 + flow) as u16;
+    buf[20..22].copy_from_slice(&port.to_be_bytes());
+    buf[22..24].copy_from_slice(&9u16.to_be_bytes());
+    buf[24..26].copy_from_slice(&((n - 20) as u16).to_be_bytes());
+    let sum = buf[..20]
+        .chunks_exact(2)
+        .fold(0u32, |s, w| s + u16::from_be_bytes([w[0], w[1]]) as u32);
+    let folded = (sum & 0xffff) + (sum >> 16);
+    let checksum = !(((folded & 0xffff) + (folded >> 16)) as u16);
+    buf[10..12].copy_from_slice(&checksum.to_be_bytes());
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use renolab_core::trace::TraceRequest;
+
+    /// A scenario whose only flow is constant bit rate: it needs no kernel, so the driver's
+    /// link code runs here without root.
+    const CBR: &str = r#"{
+        "simulation": {"seed": 7, "duration": "2s"},
+        "link": [
+            {"name": "a", "from": "s", "to": "r", "rate": "10Mbps", "delay": "2ms"},
+            {"name": "b", "from": "r", "to": "d", "rate": "2Mbps", "delay": "3ms",
+             "queue": {"kind": "droptail", "limit": 5},
+             "loss": {"kind": "uniform", "p": 0.05}}
+        ],
+        "flow": [{"name": "c", "kind": "cbr", "src": "s", "dst": "d", "rate": "2.5Mbps",
+                  "packet_bytes": 1000, "jitter": 1.0}]
+    }"#;
+
+    #[test]
+    fn the_driver_makes_the_simulators_decisions_on_the_same_packets() {
+        let plan = crate::plan_json(CBR).unwrap();
+        assert!(plan.hosts.is_empty());
+        let recorder = Recorder::new(&TraceRequest::default(), None).unwrap();
+        let timing = Timing {
+            spin_ns: 0,
+            max_sleep_ns: 0,
+        };
+        let mut driver = Driver::new(&plan, &[], recorder, None, timing);
+        driver.run_due(plan.stop_at);
+        let simulated =
+            renolab_core::sim::run(&plan.scenario, &TraceRequest::default(), false).unwrap();
+        for (emulated, simulated) in driver.dirs().iter().zip(&simulated.links) {
+            assert_eq!(emulated.stats, simulated.stats, "{}", simulated.link);
+        }
+        let b = &simulated.links[2].stats;
+        assert!(b.overflow_drops > 0 && b.random_drops > 0, "{b:?}");
+        let c = &driver.flows[0];
+        assert_eq!(c.data_sent, simulated.flows[0].segments_sent);
+        assert_eq!(c.data_arrived, simulated.flows[0].segments_delivered);
+        assert_eq!(c.data_dropped, simulated.flows[0].data_drops);
+    }
+}

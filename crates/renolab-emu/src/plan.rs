@@ -1,0 +1,609 @@
+//! What an emulation will create, decided before anything is: which nodes become network
+//! namespaces and under which names, which kernel congestion control each flow uses, and
+//! which scenario settings reach the kernel.
+//!
+//! Everything here is pure and platform-independent, so a scenario that cannot be emulated
+//! (a hostile name, a variant no kernel has) is refused the same way everywhere, before a
+//! single namespace exists.
+//!
+//! The emulator runs as root, so names are the one way scenario text could reach the system.
+//! They reach it only through [`safe_name`]: 1 to [`MAX_NAME`] ASCII letters, digits, `_` or
+//! `-`, starting with a letter or digit, behind a fixed prefix. No shell ever sees them.
+
+use renolab_core::scenario::{Start, Traffic, PROFILES, VARIANTS};
+use renolab_core::time::{SimDuration, SimTime};
+use renolab_core::trace::pcap::node_ip;
+use renolab_core::{rng::RngStream, Scenario};
+use serde_json::Value;
+
+/// Longest node or flow name the emulator accepts.
+pub const MAX_NAME: usize = 32;
+/// Prefix of every network namespace the emulator creates: `renolab-<pid>-<node>`.
+pub const NETNS_PREFIX: &str = "renolab-";
+/// Prefix of every TUN device: `rl-<node>`, cut to the kernel's limit.
+pub const DEVICE_PREFIX: &str = "rl-";
+/// The kernel's limit on interface names (`IFNAMSIZ` - 1).
+pub const IFNAME_MAX: usize = 15;
+/// Longest congestion-control name the kernel knows (`TCP_CA_NAME_MAX` - 1).
+pub const CA_NAME_MAX: usize = 15;
+/// Smallest MTU of the namespaces' devices (Ethernet's, RFC 894).
+pub const MIN_MTU: u32 = 1500;
+/// Most flows an emulation may have: each takes two ports and two sockets.
+pub const MAX_FLOWS: usize = 1000;
+/// Port of a flow's sender is this plus the flow's index (as in renolab's pcap files).
+pub const SENDER_PORT_BASE: u16 = 10_000;
+/// Port of a flow's receiver is this plus the flow's index.
+pub const RECEIVER_PORT_BASE: u16 = 20_000;
+
+/// Why a scenario cannot be emulated: bad input (exit 2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanError(pub String);
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+fn err(path: &str, message: impl std::fmt::Display) -> PlanError {
+    if path.is_empty() {
+        PlanError(message.to_string())
+    } else {
+        PlanError(format!("{path}: {message}"))
+    }
+}
+
+/// Checks that `name` may become part of a namespace or device name: 1 to [`MAX_NAME`]
+/// ASCII letters, digits, `_` or `-`, the first a letter or digit (so never `.`, `/`, a
+/// space, a quote or a shell metacharacter).
+pub fn safe_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= MAX_NAME
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        let shown: String = name.chars().take(40).collect();
+        let more = if name.chars().count() > 40 { "..." } else { "" };
+        Err(format!(
+            "{shown:?}{more} cannot be used by renolab emulate: names become network-namespace and device names, so they must be 1-{MAX_NAME} ASCII letters, digits, '_' or '-', starting with a letter or digit"
+        ))
+    }
+}
+
+/// The network namespace of host `node` in the emulation run by process `pid`.
+pub fn netns_name(pid: u32, node: &str) -> String {
+    debug_assert!(safe_name(node).is_ok());
+    format!("{NETNS_PREFIX}{pid}-{node}")
+}
+
+/// The TUN device of host `node` (inside its own namespace): `rl-` and the node's name, cut
+/// to the kernel's 15 characters (names are ASCII, so any cut is a character boundary).
+pub fn device_name(node: &str) -> String {
+    debug_assert!(safe_name(node).is_ok());
+    let mut name = format!("{DEVICE_PREFIX}{node}");
+    name.truncate(IFNAME_MAX);
+    name
+}
+
+/// The process id in the name of a namespace this emulator created, if `name` is one.
+pub fn netns_owner(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(NETNS_PREFIX)?;
+    let (pid, node) = rest.split_once('-')?;
+    safe_name(node).ok()?;
+    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// A node that becomes a network namespace with a TUN device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Host {
+    /// Node index in the scenario.
+    pub node: u32,
+    /// Node name (checked by [`safe_name`]).
+    pub name: String,
+    /// Network namespace name.
+    pub netns: String,
+    /// TUN device name inside the namespace.
+    pub device: String,
+    /// The host's IPv4 address (renolab's pcap address of the node).
+    pub ip: [u8; 4],
+    /// SACK enabled in this namespace (`net.ipv4.tcp_sack`).
+    pub sack: bool,
+}
+
+/// How a flow's sender runs in the kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelTcp {
+    /// The variant the scenario asked for.
+    pub requested: String,
+    /// The kernel congestion control (`TCP_CONGESTION`).
+    pub congestion: String,
+    /// SACK negotiated (off only for `newreno`).
+    pub sack: bool,
+    /// Index in [`Plan::hosts`] of the sender.
+    pub src_host: usize,
+    /// Index in [`Plan::hosts`] of the receiver.
+    pub dst_host: usize,
+    /// `TCP_MAXSEG`: the scenario's MSS (the kernel subtracts its options from it).
+    pub mss: u32,
+    /// Bytes to send; `None`: until the flow stops.
+    pub bytes: Option<u64>,
+    /// Receive window (`TCP_WINDOW_CLAMP`, bytes) when the scenario bounds it.
+    pub window_bytes: Option<u64>,
+    /// Initial window (the route's `initcwnd`) when the flow sets it explicitly.
+    pub initial_window: Option<u32>,
+    /// Minimum RTO (the route's `rto_min`) when the flow sets it explicitly.
+    pub min_rto: Option<SimDuration>,
+    /// Sender's port.
+    pub src_port: u16,
+    /// Receiver's (listening) port.
+    pub dst_port: u16,
+}
+
+/// What a flow is in the emulation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlowRole {
+    /// A real kernel TCP connection.
+    Tcp(KernelTcp),
+    /// Constant-bit-rate datagrams the emulator itself generates and absorbs.
+    Cbr,
+}
+
+/// One flow of the emulation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowPlan {
+    /// Flow name.
+    pub name: String,
+    /// Source node.
+    pub src: u32,
+    /// Destination node.
+    pub dst: u32,
+    /// When the application starts.
+    pub start: SimTime,
+    /// When it stops offering data.
+    pub stop: Option<SimTime>,
+    /// TCP or CBR.
+    pub role: FlowRole,
+}
+
+/// Everything an emulation will create and run.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The scenario as renolab's parser reads it (variants it does not know replaced by
+    /// `reno`, see [`Plan::notes`]): links, queues and losses come from here.
+    pub scenario: Scenario,
+    /// Nodes that become namespaces.
+    pub hosts: Vec<Host>,
+    /// Flows in scenario order.
+    pub flows: Vec<FlowPlan>,
+    /// MTU of every TUN device.
+    pub mtu: u32,
+    /// When the run stops: the duration, else the time limit (or earlier, when every
+    /// finite flow has finished).
+    pub stop_at: SimTime,
+    /// True when the run ends as soon as every finite flow has finished.
+    pub stop_when_finished: bool,
+    /// What the emulator changed or ignores, for the summary.
+    pub notes: Vec<String>,
+}
+
+impl Plan {
+    /// The scenario with every default explicit, as `renolab check` writes it, but each
+    /// flow's variant as the scenario asked for it (the kernel's, not the placeholder the
+    /// simulator's parser read).
+    pub fn normalised(&self) -> Value {
+        let mut doc = self.scenario.to_json();
+        for (i, f) in self.flows.iter().enumerate() {
+            if let FlowRole::Tcp(t) = &f.role {
+                doc["flow"][i]["variant"] = Value::String(t.requested.clone());
+            }
+        }
+        doc
+    }
+}
+
+/// Builds the plan of the scenario `doc` (a parsed TOML or JSON document) for process `pid`.
+pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
+    let mut notes = Vec::new();
+    let (compatible, requested) = simulator_compatible(doc, &mut notes)?;
+    let scenario = Scenario::from_value(&compatible).map_err(|e| PlanError(e.to_string()))?;
+    check_names(doc, &scenario)?;
+    if scenario.flows.len() > MAX_FLOWS {
+        return Err(err(
+            "flow",
+            format!(
+                "{} flows; renolab emulate runs at most {MAX_FLOWS}",
+                scenario.flows.len()
+            ),
+        ));
+    }
+    let raw_flows = tables(doc, "flow");
+    // Hosts: every node a TCP flow starts or ends at, in node order.
+    let mut is_host = vec![false; scenario.nodes.len()];
+    for f in &scenario.flows {
+        if let Traffic::Tcp(_) = f.traffic {
+            is_host[f.src as usize] = true;
+            is_host[f.dst as usize] = true;
+        }
+    }
+    let mut hosts: Vec<Host> = is_host
+        .iter()
+        .enumerate()
+        .filter(|(_, &h)| h)
+        .map(|(node, _)| {
+            let name = scenario.nodes[node].clone();
+            Host {
+                node: node as u32,
+                netns: netns_name(pid, &name),
+                device: device_name(&name),
+                ip: node_ip(node as u32),
+                sack: true,
+                name,
+            }
+        })
+        .collect();
+    let host_index = |node: u32| hosts.iter().position(|h| h.node == node);
+    let mut flows = Vec::with_capacity(scenario.flows.len());
+    let mut sack_of_host: Vec<Option<(bool, String)>> = vec![None; hosts.len()];
+    let mut mtu = MIN_MTU;
+    for (i, f) in scenario.flows.iter().enumerate() {
+        let path = format!("flow[{i}]");
+        let start = SimTime::ZERO + start_time(scenario.seed, &f.name, f.start);
+        let role = match &f.traffic {
+            Traffic::Cbr(_) => FlowRole::Cbr,
+            Traffic::Tcp(t) => {
+                let (congestion, sack) = kernel_variant(&requested[i])
+                    .map_err(|m| err(&format!("{path}.variant"), m))?;
+                let src_host = host_index(f.src).expect("TCP endpoints are hosts");
+                let dst_host = host_index(f.dst).expect("TCP endpoints are hosts");
+                match &sack_of_host[src_host] {
+                    Some((other, by)) if *other != sack => {
+                        return Err(err(
+                            &format!("{path}.variant"),
+                            format!(
+                                "{:?} needs SACK {} but flow {by:?} from the same host {:?} needs it {}; SACK is a setting of the sending host's namespace, so put these flows on different hosts",
+                                requested[i],
+                                if sack { "on" } else { "off" },
+                                hosts[src_host].name,
+                                if *other { "on" } else { "off" },
+                            ),
+                        ))
+                    }
+                    _ => sack_of_host[src_host] = Some((sack, f.name.clone())),
+                }
+                let options = raw_flows.get(i).and_then(|t| t.get("options"));
+                let initial_window = options
+                    .and_then(|o| o.get("initial_window"))
+                    .map(|_| t.sender.initial_window);
+                let min_rto = options
+                    .and_then(|o| o.get("min_rto"))
+                    .map(|_| t.sender.rto.min);
+                let window = t.sender.receiver_window;
+                let window_bytes = (window != u32::MAX).then(|| window as u64 * t.mss as u64);
+                mtu = mtu.max(t.mss + t.sender.header_bytes);
+                FlowRole::Tcp(KernelTcp {
+                    requested: requested[i].clone(),
+                    congestion,
+                    sack,
+                    src_host,
+                    dst_host,
+                    mss: t.mss,
+                    bytes: t.bytes,
+                    window_bytes,
+                    initial_window,
+                    min_rto,
+                    src_port: SENDER_PORT_BASE + i as u16,
+                    dst_port: RECEIVER_PORT_BASE + i as u16,
+                })
+            }
+        };
+        flows.push(FlowPlan {
+            name: f.name.clone(),
+            src: f.src,
+            dst: f.dst,
+            start,
+            stop: f.stop.map(|s| SimTime::ZERO + s),
+            role,
+        });
+    }
+    check_routes(&flows, &hosts)?;
+    for (h, sack) in hosts.iter_mut().zip(&sack_of_host) {
+        if let Some((s, _)) = sack {
+            h.sack = *s;
+        }
+    }
+    if mtu > 65_535 {
+        return Err(err(
+            "flow",
+            format!("mss + header_bytes of {mtu} bytes exceeds the largest IPv4 datagram (65535)"),
+        ));
+    }
+    let stop_at = SimTime::ZERO + scenario.duration.unwrap_or(scenario.time_limit);
+    Ok(Plan {
+        stop_when_finished: scenario.duration.is_none(),
+        scenario,
+        hosts,
+        flows,
+        mtu,
+        stop_at,
+        notes,
+    })
+}
+
+/// Per-route settings (initial window, minimum RTO) are set once for a (sender, receiver)
+/// pair of hosts: flows sharing one must agree.
+fn check_routes(flows: &[FlowPlan], hosts: &[Host]) -> Result<(), PlanError> {
+    for (i, a) in flows.iter().enumerate() {
+        let FlowRole::Tcp(ta) = &a.role else { continue };
+        for b in &flows[..i] {
+            let FlowRole::Tcp(tb) = &b.role else { continue };
+            if (ta.src_host, ta.dst_host) == (tb.src_host, tb.dst_host)
+                && (ta.initial_window, ta.min_rto) != (tb.initial_window, tb.min_rto)
+            {
+                return Err(err(
+                    &format!("flow[{i}].options"),
+                    format!(
+                        "initial_window and min_rto become settings of the route from {:?} to {:?}, which flow {:?} sets differently; give both flows the same values or different hosts",
+                        hosts[ta.src_host].name, hosts[ta.dst_host].name, b.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A flow's start time, drawn as the simulator draws it when random (the flow's own stream).
+fn start_time(seed: u64, name: &str, start: Start) -> SimDuration {
+    match start {
+        Start::At(t) => t,
+        Start::Uniform { lo, hi } => {
+            // Same stream and formula as the simulator's flow builder (sim/build.rs).
+            let mut rng = RngStream::derive(seed, &format!("flow/{name}"));
+            let span = (hi.0 - lo.0) as u128 + 1;
+            SimDuration(lo.0 + ((span * rng.next_u64() as u128) >> 64) as u64)
+        }
+    }
+}
+
+/// The kernel congestion control and SACK setting for variant `name`. Linux has no Reno
+/// without NewReno's partial-ACK rule: `newreno` is the kernel's `reno` without SACK and
+/// `sack` is `reno` with SACK; any other name is passed to the kernel as it is (checked
+/// against the kernel's list when the emulation starts).
+pub fn kernel_variant(name: &str) -> Result<(String, bool), String> {
+    match name {
+        "newreno" => Ok(("reno".to_string(), false)),
+        "sack" => Ok(("reno".to_string(), true)),
+        "tahoe" => Err(
+            "\"tahoe\" has no Linux implementation; use reno, newreno (reno without SACK), sack (reno with SACK) or a congestion control the kernel offers".to_string(),
+        ),
+        _ if name.is_empty()
+            || name.len() > CA_NAME_MAX
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') =>
+        {
+            let shown: String = name.chars().take(40).collect();
+            Err(format!(
+                "{shown:?} is not a congestion-control name (1-{CA_NAME_MAX} lower-case letters, digits or '_')"
+            ))
+        }
+        _ => Ok((name.to_string(), true)),
+    }
+}
+
+/// The document with what renolab's parser does not know (yet) replaced: flow variants
+/// outside [`VARIANTS`] by `reno`, profiles outside [`PROFILES`] by `rfc`. Returns it and
+/// each flow's variant as written. The emulator only needs the parser for links, flows'
+/// endpoints and timing; the kernel runs the real variant.
+fn simulator_compatible(
+    doc: &Value,
+    notes: &mut Vec<String>,
+) -> Result<(Value, Vec<String>), PlanError> {
+    let mut doc = doc.clone();
+    let mut requested = Vec::new();
+    let replace_profile = |t: &mut Value, path: &str, notes: &mut Vec<String>| {
+        if let Some(Value::String(p)) = t.get("profile") {
+            if !PROFILES.contains(&p.as_str()) && safe_name(p).is_ok() {
+                notes.push(format!(
+                    "{path}.profile {p:?} is not known to this renolab's simulator; its links and flows were read with profile \"rfc\" (the kernel's own defaults apply in the emulation)"
+                ));
+                t["profile"] = Value::String("rfc".into());
+            }
+        }
+    };
+    if let Some(sim) = doc.get_mut("simulation") {
+        replace_profile(sim, "simulation", notes);
+    }
+    if let Some(flows) = doc.get_mut("flow") {
+        let list: Vec<&mut Value> = match flows {
+            Value::Array(a) => a.iter_mut().collect(),
+            table @ Value::Object(_) => vec![table],
+            _ => Vec::new(),
+        };
+        for (i, f) in list.into_iter().enumerate() {
+            let path = format!("flow[{i}]");
+            replace_profile(f, &path, notes);
+            let kind = f.get("kind").and_then(Value::as_str).unwrap_or("tcp");
+            let variant = match f.get("variant") {
+                None => "reno".to_string(),
+                Some(Value::String(v)) => v.clone(),
+                Some(other) => {
+                    return Err(err(
+                        &format!("{path}.variant"),
+                        format!("expected a string, found {other}"),
+                    ))
+                }
+            };
+            if kind == "tcp" && !VARIANTS.contains(&variant.as_str()) {
+                kernel_variant(&variant).map_err(|m| err(&format!("{path}.variant"), m))?;
+                f["variant"] = Value::String("reno".into());
+            }
+            requested.push(variant);
+        }
+    }
+    Ok((doc, requested))
+}
+
+fn tables<'a>(doc: &'a Value, key: &str) -> Vec<&'a Value> {
+    match doc.get(key) {
+        Some(Value::Array(a)) => a.iter().collect(),
+        Some(t @ Value::Object(_)) => vec![t],
+        _ => Vec::new(),
+    }
+}
+
+/// Refuses node and flow names that could not safely name a namespace or device, naming
+/// the field where the document has it.
+fn check_names(doc: &Value, scenario: &Scenario) -> Result<(), PlanError> {
+    let links = tables(doc, "link");
+    for node in &scenario.nodes {
+        if let Err(m) = safe_name(node) {
+            let path = links
+                .iter()
+                .enumerate()
+                .find_map(|(i, l)| {
+                    ["from", "to"].into_iter().find_map(|k| {
+                        (l.get(k).and_then(Value::as_str) == Some(node.as_str()))
+                            .then(|| format!("link[{i}].{k}"))
+                    })
+                })
+                .unwrap_or_else(|| "link".to_string());
+            return Err(err(&path, m));
+        }
+    }
+    for (i, f) in scenario.flows.iter().enumerate() {
+        safe_name(&f.name).map_err(|m| err(&format!("flow[{i}].name"), m))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn dumbbell(src: &str, flow: &str, variant: &str) -> Value {
+        json!({
+            "simulation": {"duration": "2s"},
+            "link": [
+                {"from": src, "to": "r", "rate": "10Mbps", "delay": "5ms"},
+                {"from": "r", "to": "dst", "rate": "10Mbps", "delay": "5ms"}
+            ],
+            "flow": [{"name": flow, "src": src, "dst": "dst", "variant": variant}]
+        })
+    }
+
+    #[test]
+    fn hostile_names_are_refused_before_anything_is_created() {
+        let long = "a".repeat(300);
+        for bad in [
+            "; rm -rf /",
+            "../x",
+            long.as_str(),
+            "nœud",
+            "-x",
+            "a/b",
+            "a.b",
+            "$(id)",
+        ] {
+            let e = plan(&dumbbell(bad, "f", "reno"), 1).unwrap_err();
+            assert!(
+                e.0.contains("cannot be used by renolab emulate")
+                    || e.0.contains("not a valid name"),
+                "{bad:?}: {e}"
+            );
+            let e = plan(&dumbbell("s", bad, "reno"), 1).unwrap_err();
+            assert!(e.0.starts_with("flow[0].name:"), "{bad:?}: {e}");
+        }
+        let e = plan(&dumbbell("../x", "f", "reno"), 1).unwrap_err();
+        assert!(e.0.starts_with("link[0].from: \"../x\""), "{e}");
+        assert!(safe_name(&"a".repeat(MAX_NAME)).is_ok());
+        assert!(safe_name(&"a".repeat(MAX_NAME + 1)).is_err());
+    }
+
+    #[test]
+    fn names_get_the_prefix_and_the_interface_limit() {
+        assert_eq!(netns_name(42, "sender"), "renolab-42-sender");
+        assert_eq!(device_name("sender"), "rl-sender");
+        assert_eq!(device_name("a_very_long_node_name"), "rl-a_very_long_");
+        assert_eq!(device_name("a_very_long_node_name").len(), IFNAME_MAX);
+        assert_eq!(netns_owner("renolab-42-sender"), Some(42));
+        assert_eq!(netns_owner("renolab-42-../x"), None);
+        assert_eq!(netns_owner("renolab--x"), None);
+        assert_eq!(netns_owner("other-42-x"), None);
+    }
+
+    #[test]
+    fn only_tcp_endpoints_become_hosts() {
+        let p = plan(&dumbbell("s", "f", "cubic"), 7).unwrap();
+        let names: Vec<&str> = p.hosts.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(names, ["s", "dst"]);
+        assert_eq!(p.hosts[0].netns, "renolab-7-s");
+        assert_eq!(p.hosts[1].ip, node_ip(2));
+        assert_eq!(p.mtu, 1500);
+        let FlowRole::Tcp(t) = &p.flows[0].role else {
+            panic!("tcp flow")
+        };
+        assert_eq!((t.congestion.as_str(), t.sack), ("cubic", true));
+        assert_eq!((t.src_host, t.dst_host, t.mss), (0, 1, 1460));
+        assert_eq!(t.window_bytes, None, "rfc profile: unbounded window");
+        assert_eq!(p.normalised()["flow"][0]["variant"], "cubic");
+    }
+
+    #[test]
+    fn variants_map_to_kernel_congestion_controls() {
+        assert_eq!(kernel_variant("newreno"), Ok(("reno".into(), false)));
+        assert_eq!(kernel_variant("sack"), Ok(("reno".into(), true)));
+        assert_eq!(kernel_variant("bbr"), Ok(("bbr".into(), true)));
+        assert!(kernel_variant("tahoe").is_err());
+        assert!(kernel_variant("Cubic; ls").is_err());
+        let e = plan(&dumbbell("s", "f", "x y"), 1).unwrap_err();
+        assert!(e.0.starts_with("flow[0].variant:"), "{e}");
+    }
+
+    #[test]
+    fn flows_from_one_host_must_agree_on_sack() {
+        let mut doc = dumbbell("s", "f", "newreno");
+        doc["flow"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "g", "src": "s", "dst": "dst", "variant": "cubic"}));
+        let e = plan(&doc, 1).unwrap_err();
+        assert!(e.0.contains("needs SACK on"), "{e}");
+    }
+
+    #[test]
+    fn explicit_options_reach_the_route_and_windows_the_socket() {
+        let mut doc = dumbbell("s", "f", "reno");
+        doc["flow"][0]["options"] = json!({"initial_window": 4, "min_rto": "1s", "window": 20});
+        doc["flow"][0]["mss"] = json!(9140);
+        let p = plan(&doc, 1).unwrap();
+        let FlowRole::Tcp(t) = &p.flows[0].role else {
+            panic!("tcp flow")
+        };
+        assert_eq!(t.initial_window, Some(4));
+        assert_eq!(t.min_rto, Some(SimDuration::from_secs(1)));
+        assert_eq!(t.window_bytes, Some(20 * 9140));
+        assert_eq!(p.mtu, 9180);
+    }
+
+    #[test]
+    fn unknown_profiles_are_read_as_rfc_with_a_note() {
+        let mut doc = dumbbell("s", "f", "cubic");
+        doc["simulation"]["profile"] = json!("linux");
+        let p = plan(&doc, 1).unwrap();
+        assert!(p.notes[0].contains("\"linux\""), "{:?}", p.notes);
+    }
+}

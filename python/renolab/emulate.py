@@ -1,0 +1,129 @@
+"""Real kernels through renolab's links: run a scenario's TCP flows with the Linux kernel.
+
+:func:`emulate` turns every node a TCP flow starts or ends at into a network namespace with
+a TUN device, opens one real socket pair per flow (the sender's ``TCP_CONGESTION`` set to the
+flow's variant), and carries every IP packet across the scenario's links with the
+simulator's own link, queue and loss models, on the wall clock (the ``renolab-emu`` crate;
+see ``docs/emulation.md``). It returns a :class:`renolab.Result` with the same tables and
+traces as :meth:`renolab.Scenario.run`, plus ``summary["emulation"]``: how late the emulator
+delivered packets against their schedule, the kernel settings in force in each namespace
+and each sender's last ``TCP_INFO``.
+
+Linux and root (CAP_NET_ADMIN and CAP_SYS_ADMIN) only: :func:`unsupported_reason` says why
+a machine cannot. The scenario's names and variants are checked first on every platform
+(:func:`check`), so a hostile name is refused before anything exists.
+
+Variants: any congestion control the kernel offers (``reno``, ``cubic``, ``bbr``, ...);
+``newreno`` is the kernel's reno without SACK and ``sack`` reno with SACK (Linux has no
+Reno without NewReno's partial-ACK rule); ``tahoe`` is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable
+from typing import Any, Union
+
+from renolab import _core
+from renolab._core import EmulationError, ScenarioError
+from renolab.results import Result
+from renolab.scenario import PathLike, Scenario
+
+__all__ = [
+    "EmulationError",
+    "check",
+    "emulate",
+    "kernel_congestion_controls",
+    "timing_line",
+    "unsupported_reason",
+]
+
+ScenarioLike = Union[Scenario, "dict[str, Any]"]
+
+
+def _as_scenario(scenario: ScenarioLike) -> Scenario:
+    return scenario if isinstance(scenario, Scenario) else Scenario.from_dict(scenario)
+
+
+def unsupported_reason() -> str | None:
+    """Why this machine cannot emulate (not Linux, not root, no ``/dev/net/tun``, no
+    iproute2), or None when it can."""
+    reason: str | None = _core.emulation_unsupported()
+    return reason
+
+
+def kernel_congestion_controls() -> list[str]:
+    """The congestion controls the running kernel offers (empty off Linux)."""
+    return list(_core.kernel_congestion_controls())
+
+
+def check(scenario: ScenarioLike) -> list[str]:
+    """Check that *scenario* can be emulated (names that can safely name namespaces and
+    devices, variants with a kernel counterpart) without creating anything; raises
+    :class:`renolab.ScenarioError`, else returns the notes on what the emulator changes."""
+    return list(_core.emulate_check(_as_scenario(scenario).to_json()))
+
+
+def emulate(
+    scenario: ScenarioLike,
+    trace: str | Iterable[str] = (),
+    *,
+    trace_dir: PathLike | None = None,
+    pcap_dir: PathLike | None = None,
+    trace_memory_limit: int | None = None,
+    tcp_info_interval_ms: float = 2.0,
+    spin_us: float = 20.0,
+    cpu: int | None = None,
+    realtime: bool = True,
+) -> Result:
+    """Run *scenario* with real Linux TCP endpoints and return its :class:`renolab.Result`.
+
+    *trace* as for :meth:`renolab.Scenario.run`: ``cwnd`` and ``rtt`` come from each
+    sender's ``TCP_INFO`` sampled every *tcp_info_interval_ms* (``rtt`` holds the kernel's
+    smoothed RTT: ``TCP_INFO`` has no per-ACK sample), ``seq``, ``queue``, ``drops`` and
+    ``hops`` from the emulator's links. *pcap_dir* gets one pcap file per link with the real
+    datagrams. The emulator's driver spins for the last *spin_us* before each departure,
+    runs at real-time priority unless *realtime* is false, and is pinned to *cpu* if given.
+
+    Raises :class:`renolab.ScenarioError` for a scenario it refuses (nothing is created),
+    :class:`EmulationError` (``kind`` ``"unsupported"`` or ``"failed"``) when the machine
+    cannot emulate or the run fails, and ``KeyboardInterrupt`` on Ctrl-C; every namespace
+    created is removed in all cases.
+    """
+    sc = _as_scenario(scenario)
+    text = sc.to_json()
+    normalised = json.loads(_core.emulate_normalise(text))
+    traces = [trace] if isinstance(trace, str) else list(trace)
+    for directory in (trace_dir, pcap_dir):
+        if directory is not None:
+            os.makedirs(directory, exist_ok=True)
+    start = time.perf_counter()
+    raw = _core.emulate(
+        text,
+        traces,
+        None if trace_dir is None else os.fspath(trace_dir),
+        None if pcap_dir is None else os.fspath(pcap_dir),
+        None if trace_memory_limit is None else int(trace_memory_limit),
+        max(1, round(tcp_info_interval_ms * 1000)),
+        max(0, round(spin_us)),
+        cpu,
+        bool(realtime),
+    )
+    wall_time_s = time.perf_counter() - start
+    return Result(raw, scenario=json.loads(text), wall_time_s=wall_time_s, normalised=normalised)
+
+
+def timing_line(result: Result) -> str:
+    """One line on how an emulation went: lateness and the kernel."""
+    em = result.summary.get("emulation") or {}
+    late = em.get("lateness") or {}
+    kernel = em.get("kernel_release", "?")
+    ccs = ", ".join(em.get("congestion_available") or [])
+    return (
+        f"emulated {result.summary.get('sim_time_s', 0):.6g} s in real time "
+        f"(stop: {result.summary.get('stop_reason')}); deliveries late by median "
+        f"{late.get('median_us', 0):.0f} us, p99 {late.get('p99_us', 0):.0f} us, max "
+        f"{late.get('max_us', 0):.0f} us over {late.get('count', 0)} packets; Linux {kernel} ({ccs})"
+    )
