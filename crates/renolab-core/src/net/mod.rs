@@ -6,6 +6,6 @@ pub mod packet;
 pub mod pipe;
 pub mod routing;
 
-pub use link::{LinkDir, LinkStats};
+pub use link::{is_forward, link_of, LinkDir, LinkStats, DIRS_PER_LINK};
 pub use packet::{Packet, PacketId, PacketKind, PacketPool};
 pub use routing::Routes;

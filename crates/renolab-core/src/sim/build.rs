@@ -1,7 +1,7 @@
 //! Building the network and the flows of a scenario: specs in, engine components out. Each
 //! random component gets its own stream, named after the component.
 
-use super::{Endpoints, Flow, FlowCounters, TcpEndpoints};
+use super::endpoints::{Endpoints, Flow, TcpEndpoints};
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::TimerSlot;
 use crate::loss::{Ber, DropList, ExtraLatency, GilbertElliott, Loss, LossModel, Uniform};
@@ -78,7 +78,6 @@ pub(super) fn flow(seed: u64, spec: &FlowSpec) -> Flow {
         start: SimTime::ZERO + start,
         stop: spec.stop.map(|s| SimTime::ZERO + s),
         endpoints,
-        counters: FlowCounters::default(),
         finished: false,
         traced: None,
     }

@@ -231,8 +231,8 @@ pub(super) fn collect<T: Tracer>(
     let flows: Vec<FlowResult> = sim
         .flows
         .iter()
-        .map(|f| {
-            let c = &f.counters;
+        .zip(sim.network.flow_counters())
+        .map(|(f, c)| {
             let mean_latency_s = (c.data_arrived > 0)
                 .then(|| c.latency_sum_ns as f64 / c.data_arrived as f64 * 1e-9);
             let mut row = FlowResult {
@@ -280,7 +280,8 @@ pub(super) fn collect<T: Tracer>(
         .collect();
     let run_ns = end.0.max(1) as f64;
     let links = sim
-        .dirs
+        .network
+        .dirs()
         .iter()
         .map(|d| LinkResult {
             link: d.name.clone(),
@@ -302,7 +303,7 @@ pub(super) fn collect<T: Tracer>(
         stop_reason,
         core_wall_time_s: wall_s,
         packets_delivered: flows.iter().map(|f| f.segments_delivered).sum(),
-        peak_packets: sim.pool.capacity_used() as u64,
+        peak_packets: sim.network.peak_packets() as u64,
     };
     RunOutput {
         flows,

@@ -10,7 +10,9 @@ pub mod sink;
 
 use std::path::{Path, PathBuf};
 
+use crate::loss::LossCause;
 use crate::net::{Packet, PacketKind};
+use crate::queue::QueueDrop;
 use crate::tcp::Window;
 use crate::time::{SimDuration, SimTime};
 pub use pcap::{PcapFlow, PcapSet};
@@ -50,6 +52,27 @@ pub enum DropCause {
     Burst = 5,
     /// A deterministic drop list.
     Scripted = 6,
+}
+
+impl From<QueueDrop> for DropCause {
+    fn from(cause: QueueDrop) -> Self {
+        match cause {
+            QueueDrop::Overflow => DropCause::Overflow,
+            QueueDrop::EarlyDrop => DropCause::Early,
+            QueueDrop::AqmDrop => DropCause::Aqm,
+        }
+    }
+}
+
+impl From<LossCause> for DropCause {
+    fn from(cause: LossCause) -> Self {
+        match cause {
+            LossCause::BitError => DropCause::BitError,
+            LossCause::Random => DropCause::Random,
+            LossCause::Burst => DropCause::Burst,
+            LossCause::Scripted => DropCause::Scripted,
+        }
+    }
 }
 
 /// A packet's passage through a link direction, as ns-2's trace letters name them.
