@@ -5,8 +5,8 @@ use serde_json::{json, Value};
 use super::profile::{self, Profile, PROFILES};
 use super::reader::Table;
 use super::{
-    fmt_duration, fmt_rate, CbrSpec, FlowSpec, Result, ScenarioError, Start, TcpSpec, Traffic,
-    Variant,
+    fmt_duration, fmt_rate, CbrSpec, FlowSpec, Names, Result, ScenarioError, Start, TcpSpec,
+    Traffic, Variant,
 };
 use crate::tcp::cc::{Careful, NewRenoConfig, TimerReset, VegasConfig};
 use crate::tcp::rtt::RtoConfig;
@@ -57,26 +57,22 @@ fn variant_options(variant: &str) -> &'static [&'static str] {
 /// Parses flow `t`; `nodes` are the node names, `default_profile` the scenario's profile.
 pub(super) fn parse_flow(
     t: &Table<'_>,
-    nodes: &[String],
+    nodes: &Names,
     default_profile: Profile,
 ) -> Result<FlowSpec> {
     let name = t.req_str("name")?.to_string();
     let kind = t.choice("kind", FLOW_KINDS)?.unwrap_or("tcp");
     let node = |key: &str| -> Result<u32> {
         let n = t.req_str(key)?;
-        nodes
-            .iter()
-            .position(|x| x == n)
-            .map(|i| i as u32)
-            .ok_or_else(|| {
-                ScenarioError::new(
-                    t.field(key),
-                    format!(
-                        "unknown node {n:?}; nodes (from the links): {}",
-                        nodes.join(", ")
-                    ),
-                )
-            })
+        nodes.position(n).ok_or_else(|| {
+            ScenarioError::new(
+                t.field(key),
+                format!(
+                    "unknown node {n:?}; nodes (from the links): {}",
+                    nodes.join(", ")
+                ),
+            )
+        })
     };
     let (src, dst) = (node("src")?, node("dst")?);
     if src == dst {

@@ -6,7 +6,7 @@ use super::profile::Profile;
 use super::reader::Table;
 use super::{
     check_name, fmt_duration, fmt_rate, DirSpec, FlowSpec, LatencySpec, LinkSpec, LossKind,
-    LossSpec, QueueSpec, Result, ScenarioError,
+    LossSpec, Names, QueueSpec, Result, ScenarioError,
 };
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
 use crate::queue::{CoDelConfig, FqCoDelConfig, QWeight, QueueLimit, RedConfig};
@@ -24,8 +24,8 @@ const DIR_KEYS: &[&str] = &["rate", "delay", "queue", "loss", "latency"];
 
 pub(super) fn parse_link(
     t: &Table<'_>,
-    nodes: &[String],
-    flows: &[String],
+    nodes: &Names,
+    flows: &Names,
     profile: Profile,
 ) -> Result<LinkSpec> {
     let mut allowed = vec!["name", "from", "to", "reverse"];
@@ -33,7 +33,7 @@ pub(super) fn parse_link(
     t.only(&allowed)?;
     let node = |key: &str| -> u32 {
         let name = t.req_str(key).unwrap_or_default();
-        nodes.iter().position(|n| n == name).unwrap_or(0) as u32
+        nodes.position(name).unwrap_or(0)
     };
     let (from, to) = (node("from"), node("to"));
     if from == to {
@@ -70,7 +70,7 @@ pub(super) fn parse_link(
 fn parse_dir(
     t: &Table<'_>,
     base: Option<&DirSpec>,
-    flows: &[String],
+    flows: &Names,
     profile: Profile,
 ) -> Result<DirSpec> {
     let rate = match t.get("rate") {
@@ -279,7 +279,7 @@ fn parse_queue(
     }
 }
 
-fn parse_loss(l: &Table<'_>, flows: &[String]) -> Result<LossSpec> {
+fn parse_loss(l: &Table<'_>, flows: &Names) -> Result<LossSpec> {
     let applies_to = match l.choice("applies_to", &["data", "ack", "all"])? {
         Some("data") => AppliesTo::Data,
         Some("ack") => AppliesTo::Ack,
@@ -293,12 +293,12 @@ fn parse_loss(l: &Table<'_>, flows: &[String]) -> Result<LossSpec> {
         "drop" => {
             l.only(&["kind", "flow", "segments", "packets", "applies_to"])?;
             let flow = match l.str("flow")? {
-                Some(name) => Some(flows.iter().position(|f| f == name).ok_or_else(|| {
+                Some(name) => Some(flows.position(name).ok_or_else(|| {
                     ScenarioError::new(
                         l.field("flow"),
                         format!("unknown flow {name:?}; flows: {}", flows.join(", ")),
                     )
-                })? as u32),
+                })?),
                 None => None,
             };
             let segments: Vec<u32> = l
