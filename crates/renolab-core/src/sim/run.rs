@@ -58,13 +58,13 @@ fn check_trace_sizes(scenario: &Scenario, traces: &TraceRequest) -> Result<(), R
 
 fn pcap_set(scenario: &Scenario, dir: &std::path::Path) -> Result<PcapSet, String> {
     use crate::scenario::Traffic;
-    use crate::trace::pcap::node_ip;
+    use crate::trace::pcap::{flow_source, node_ip, TCP_SERVER_PORT, UDP_SINK_PORT};
     let flows = scenario
         .flows
         .iter()
         .enumerate()
-        .map(|(i, f)| {
-            let (udp, mss, bytes, header_bytes, sack) = match &f.traffic {
+        .map(|(index, flow)| {
+            let (udp, mss, bytes, header_bytes, sack) = match &flow.traffic {
                 Traffic::Tcp(t) => (
                     false,
                     t.mss,
@@ -74,11 +74,12 @@ fn pcap_set(scenario: &Scenario, dir: &std::path::Path) -> Result<PcapSet, Strin
                 ),
                 Traffic::Cbr(c) => (true, c.packet_bytes, None, 28, false),
             };
+            let (src_ip, src_port) = flow_source(index, flow.src);
             PcapFlow {
-                src_ip: node_ip(f.src),
-                dst_ip: node_ip(f.dst),
-                src_port: 10_000 + i as u16,
-                dst_port: if udp { 9 } else { 80 },
+                src_ip,
+                dst_ip: node_ip(flow.dst),
+                src_port,
+                dst_port: if udp { UDP_SINK_PORT } else { TCP_SERVER_PORT },
                 udp,
                 mss,
                 bytes,

@@ -45,10 +45,36 @@ impl PcapFlow {
     }
 }
 
-/// The address of node `index`: 10.x.y.z.
+/// The address of node `index`: 10.0.y.z, where y.z is `index + 1` in base 256 (so node 0 is
+/// 10.0.0.1).
 pub fn node_ip(index: u32) -> [u8; 4] {
     let n = index + 1;
     [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
+}
+
+/// The first source port given to a flow: above the well-known and most registered ports.
+pub const FIRST_FLOW_PORT: u16 = 10_000;
+/// Source ports per sender address: `FIRST_FLOW_PORT` to 65535.
+pub const PORTS_PER_ADDRESS: u32 = u16::MAX as u32 + 1 - FIRST_FLOW_PORT as u32;
+/// The destination port of a TCP flow (HTTP's, RFC 9110 §4.2.1).
+pub const TCP_SERVER_PORT: u16 = 80;
+/// The destination port of a constant-bit-rate flow (UDP discard, RFC 863).
+pub const UDP_SINK_PORT: u16 = 9;
+
+// Node addresses leave the second octet 0, and the flows' address groups fit in it.
+const _: () = assert!(crate::scenario::MAX_NODES < 1 << 16);
+const _: () = assert!((crate::scenario::MAX_FLOWS as u64) / (PORTS_PER_ADDRESS as u64) < 1 << 8);
+
+/// The sender's address and port of flow `index` sending from node `src`, distinct for every
+/// flow however many there are: flows 0 to 55535 send from their node's address with ports
+/// 10000 to 65535; each further block of 55536 flows moves the address's second octet up by
+/// one (flow 55536 sends from 10.1.y.z port 10000), an address no node has.
+pub fn flow_source(index: usize, src: u32) -> ([u8; 4], u16) {
+    let group = index / PORTS_PER_ADDRESS as usize;
+    let port = FIRST_FLOW_PORT as usize + index % PORTS_PER_ADDRESS as usize;
+    let mut ip = node_ip(src);
+    ip[1] += group as u8;
+    (ip, port as u16)
 }
 
 /// The open pcap files of a run.
@@ -256,5 +282,28 @@ mod tests {
     fn node_addresses_are_distinct_and_private() {
         assert_eq!(node_ip(0), [10, 0, 0, 1]);
         assert_eq!(node_ip(255), [10, 0, 1, 0]);
+    }
+
+    #[test]
+    fn flows_past_the_port_range_move_to_another_address_not_another_flows_port() {
+        assert_eq!(flow_source(0, 0), ([10, 0, 0, 1], 10_000));
+        assert_eq!(flow_source(55_535, 0), ([10, 0, 0, 1], 65_535));
+        assert_eq!(flow_source(55_536, 0), ([10, 1, 0, 1], 10_000));
+        assert_eq!(flow_source(100_000, 299), ([10, 1, 1, 44], 54_464));
+        let last = crate::scenario::MAX_FLOWS - 1;
+        assert_eq!(flow_source(last, 0), ([10, 18, 0, 1], 10_351));
+    }
+
+    #[test]
+    fn every_flow_of_the_largest_scenario_has_its_own_source() {
+        // All flows from one node, the case where only the address and port tell them apart.
+        let sources: std::collections::HashSet<([u8; 4], u16)> = (0..crate::scenario::MAX_FLOWS)
+            .map(|i| flow_source(i, 19_999))
+            .collect();
+        assert_eq!(sources.len(), crate::scenario::MAX_FLOWS);
+        // And none is another node's address.
+        assert!(sources
+            .iter()
+            .all(|(ip, _)| ip[1] > 0 || *ip == node_ip(19_999)));
     }
 }
