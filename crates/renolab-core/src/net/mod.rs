@@ -1,6 +1,7 @@
 //! The network: nodes joined by point-to-point links, each direction with its own output
 //! queue and loss models, and static shortest-path routes between every pair of nodes.
 
+pub mod headers;
 pub mod link;
 pub mod packet;
 pub mod pipe;

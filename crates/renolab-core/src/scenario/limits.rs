@@ -18,6 +18,8 @@ use crate::queue::QueueLimit;
 pub const DEFAULT_MAX_EVENTS: u64 = 10_000_000_000;
 /// Default `simulation.max_memory`: 8 GiB.
 pub const DEFAULT_MAX_MEMORY: u64 = 8 << 30;
+/// Smallest `simulation.max_memory`: 1 MiB.
+pub const MIN_MAX_MEMORY: u64 = 1 << 20;
 /// Most links a scenario may have.
 pub const MAX_LINKS: usize = 100_000;
 /// Most nodes: routing keeps a next-hop table of nodes² entries (4 bytes each), so 20 000
@@ -29,6 +31,9 @@ pub const MAX_FLOWS: usize = 1_000_000;
 const _: () = assert!(MAX_FLOWS <= crate::engine::MAX_EVENT_INDEX as usize);
 const _: () = assert!(2 * MAX_LINKS <= crate::engine::MAX_EVENT_INDEX as usize);
 
+/// Most segments of a receiver window an estimate counts as sent besides the flow's rate
+/// (an unlimited window is u32::MAX segments).
+const WINDOW_CAP: u32 = 1 << 20;
 /// Bytes of memory per packet alive: its slab slot and its queue or wire entry, doubled for
 /// the spare capacity of growing vectors.
 const PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<Packet>() + 16) as f64;
@@ -68,17 +73,7 @@ impl Estimate {
     /// refusing an in-memory trace that could not fit before the run starts. `None` for an
     /// unknown trace name.
     pub fn trace_bytes(&self, name: &str) -> Option<u64> {
-        let (_, fields) = crate::trace::TRACES.iter().find(|(n, _)| *n == name)?;
-        let record: u64 = fields
-            .iter()
-            .map(
-                |(_, dtype)| match dtype.trim_start_matches(['<', '>', '|']) {
-                    "u1" => 1,
-                    "u4" => 4,
-                    _ => 8,
-                },
-            )
-            .sum();
+        let record = crate::trace::record_bytes(crate::trace::layout(name)?) as u64;
         let records = match name {
             // A window change per ACK, a sequence event per send and per ACK.
             "cwnd" => self.acks,
@@ -273,7 +268,7 @@ impl Scenario {
                     };
                     // Segment numbers are u32 (like ns-2's): an unlimited flow stops offering
                     // data at the last one, which would silently cut a long run short.
-                    let numbered = packets + t.sender.receiver_window.min(1 << 20) as f64;
+                    let numbered = packets + t.sender.receiver_window.min(WINDOW_CAP) as f64;
                     if t.bytes.is_none()
                         && numbered >= u32::MAX as f64
                         && est.segments_blame.is_none()

@@ -16,9 +16,12 @@ pub mod reader;
 pub mod topology;
 
 pub use error::{Result, ScenarioError};
-pub use flow::{FLOW_KINDS, VARIANTS};
+pub use flow::{
+    DEFAULT_ACK_EVERY, DEFAULT_CBR_PACKET_BYTES, FLOW_KINDS, MIN_SSTHRESH_SEGMENTS, VARIANTS,
+};
 pub use limits::{
     Estimate, DEFAULT_MAX_EVENTS, DEFAULT_MAX_MEMORY, MAX_FLOWS, MAX_LINKS, MAX_NODES,
+    MIN_MAX_MEMORY,
 };
 pub use link::{LOSS_KINDS, QUEUE_KINDS};
 use names::Names;
@@ -504,7 +507,7 @@ fn parse_simulation(t: Option<Table<'_>>) -> Result<SimulationTable> {
             .int("max_events", 1, u64::MAX)?
             .unwrap_or(DEFAULT_MAX_EVENTS),
         max_memory: t
-            .bytes("max_memory", 1 << 20, u64::MAX)?
+            .bytes("max_memory", MIN_MAX_MEMORY, u64::MAX)?
             .unwrap_or(DEFAULT_MAX_MEMORY),
         profile,
     })

@@ -9,7 +9,7 @@ use crate::trace::Tracer;
 /// window.
 const MIN_CWND: Window = Window::segments(1);
 /// The smallest slow-start threshold: two segments, RFC 5681 eq. (4)'s floor.
-const MIN_SSTHRESH: Window = Window::segments(2);
+const MIN_SSTHRESH: Window = Window::segments(crate::scenario::MIN_SSTHRESH_SEGMENTS);
 
 /// A broken invariant found by [`Simulation::audit`].
 #[derive(Clone, Debug, PartialEq, Eq)]

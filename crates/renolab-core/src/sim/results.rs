@@ -2,7 +2,7 @@
 
 use super::{Endpoints, Simulation};
 use crate::time::SimTime;
-use crate::trace::{TraceData, Tracer};
+use crate::trace::{layout, record_bytes, TraceData, Tracer};
 
 /// Why the event loop ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,46 +177,67 @@ pub struct SeqSeries {
     pub seq: Vec<u32>,
 }
 
-fn le_u64(b: &[u8]) -> u64 {
-    u64::from_le_bytes(b.try_into().expect("8 bytes"))
-}
-fn le_u32(b: &[u8]) -> u32 {
-    u32::from_le_bytes(b.try_into().expect("4 bytes"))
+/// Reads a packed record's fields in order (little-endian, as the trace sinks write them).
+struct Fields<'a>(&'a [u8]);
+
+impl Fields<'_> {
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let (head, rest) = self.0.split_at(N);
+        self.0 = rest;
+        head.try_into().expect("N bytes")
+    }
+    fn u8(&mut self) -> u8 {
+        self.take::<1>()[0]
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+    fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.take())
+    }
+    fn f64(&mut self) -> f64 {
+        f64::from_bits(self.u64())
+    }
 }
 
 impl RunOutput {
-    fn trace_bytes(&self, name: &str) -> Option<Vec<u8>> {
-        self.traces
+    /// The records of trace `name`, if it was recorded, one slice each.
+    fn trace_records(&self, name: &str) -> Option<(Vec<u8>, usize)> {
+        let bytes = self
+            .traces
             .iter()
             .find(|t| t.0 == name)
             .map(|t| match &t.2 {
                 TraceData::Bytes(b) => b.clone(),
                 TraceData::File(p) => std::fs::read(p).unwrap_or_default(),
-            })
+            })?;
+        Some((bytes, record_bytes(layout(name)?)))
     }
 
     /// The `cwnd` trace, decoded, if it was recorded.
     pub fn cwnd(&self) -> Option<CwndSeries> {
-        let b = self.trace_bytes("cwnd")?;
+        let (bytes, size) = self.trace_records("cwnd")?;
         let mut s = CwndSeries::default();
-        for r in b.chunks_exact(28) {
-            s.time_ns.push(le_u64(&r[..8]));
-            s.flow.push(le_u32(&r[8..12]));
-            s.cwnd.push(f64::from_bits(le_u64(&r[12..20])));
-            s.ssthresh.push(f64::from_bits(le_u64(&r[20..28])));
+        for record in bytes.chunks_exact(size) {
+            let mut fields = Fields(record);
+            s.time_ns.push(fields.u64());
+            s.flow.push(fields.u32());
+            s.cwnd.push(fields.f64());
+            s.ssthresh.push(fields.f64());
         }
         Some(s)
     }
 
     /// The `seq` trace, decoded, if it was recorded.
     pub fn seq(&self) -> Option<SeqSeries> {
-        let b = self.trace_bytes("seq")?;
+        let (bytes, size) = self.trace_records("seq")?;
         let mut s = SeqSeries::default();
-        for r in b.chunks_exact(17) {
-            s.time_ns.push(le_u64(&r[..8]));
-            s.flow.push(le_u32(&r[8..12]));
-            s.event.push(r[12]);
-            s.seq.push(le_u32(&r[13..17]));
+        for record in bytes.chunks_exact(size) {
+            let mut fields = Fields(record);
+            s.time_ns.push(fields.u64());
+            s.flow.push(fields.u32());
+            s.event.push(fields.u8());
+            s.seq.push(fields.u32());
         }
         Some(s)
     }

@@ -57,6 +57,7 @@ fn check_trace_sizes(scenario: &Scenario, traces: &TraceRequest) -> Result<(), R
 }
 
 fn pcap_set(scenario: &Scenario, dir: &std::path::Path) -> Result<PcapSet, String> {
+    use crate::net::headers::UDP_IP_HEADER_BYTES;
     use crate::scenario::Traffic;
     use crate::trace::pcap::{flow_source, node_ip, TCP_SERVER_PORT, UDP_SINK_PORT};
     let flows = scenario
@@ -72,7 +73,7 @@ fn pcap_set(scenario: &Scenario, dir: &std::path::Path) -> Result<PcapSet, Strin
                     t.sender.header_bytes,
                     t.receiver.sack,
                 ),
-                Traffic::Cbr(c) => (true, c.packet_bytes, None, 28, false),
+                Traffic::Cbr(c) => (true, c.packet_bytes, None, UDP_IP_HEADER_BYTES, false),
             };
             let (src_ip, src_port) = flow_source(index, flow.src);
             PcapFlow {

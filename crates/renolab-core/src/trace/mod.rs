@@ -210,6 +210,28 @@ pub const TRACES: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
+/// The record layout of trace `name`, if there is such a trace.
+pub fn layout(name: &str) -> Option<&'static [(&'static str, &'static str)]> {
+    TRACES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, fields)| *fields)
+}
+
+/// Bytes of one packed record of `fields` (numpy dtypes `u1`, `<u4`, `<u8`, `<f8`).
+pub fn record_bytes(fields: &[(&str, &str)]) -> usize {
+    fields
+        .iter()
+        .map(
+            |(_, dtype)| match dtype.trim_start_matches(['<', '>', '|']) {
+                "u1" => 1,
+                "u4" => 4,
+                _ => 8,
+            },
+        )
+        .sum()
+}
+
 /// Default cap on a trace kept in memory (when no trace directory is given).
 pub const DEFAULT_MEMORY_LIMIT: u64 = 2 << 30;
 
