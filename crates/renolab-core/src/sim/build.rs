@@ -29,9 +29,9 @@ pub(super) fn link_dir(seed: u64, name: String, from: u32, to: u32, spec: &DirSp
         .losses
         .iter()
         .enumerate()
-        .map(|(i, l)| {
-            let rng = stream(&format!("loss/{i}"));
-            let model = match &l.kind {
+        .map(|(index, loss)| {
+            let rng = stream(&format!("loss/{index}"));
+            let model = match &loss.kind {
                 LossKind::Drop {
                     flow,
                     segments,
@@ -43,7 +43,7 @@ pub(super) fn link_dir(seed: u64, name: String, from: u32, to: u32, spec: &DirSp
                     LossModel::GilbertElliott(GilbertElliott::new(*c, rng))
                 }
             };
-            Loss::new(model, l.applies_to)
+            Loss::new(model, loss.applies_to)
         })
         .collect();
     let latency = spec

@@ -204,7 +204,11 @@ impl Network {
         }
         if !link.losses.is_empty() {
             let packet = *network.pool.get(id);
-            if let Some(cause) = link.losses.iter_mut().find_map(|m| m.judge(&packet)) {
+            if let Some(cause) = link
+                .losses
+                .iter_mut()
+                .find_map(|model| model.judge(&packet))
+            {
                 link.stats.count_loss(cause);
                 Network::drop_packet(driver, now, id, Some((dir, cause.into())));
                 return;

@@ -243,6 +243,7 @@ impl RunOutput {
     }
 }
 
+/// The results of `sim`, stopped for `stop_reason` after `wall_s` seconds of wall-clock time.
 pub(super) fn collect<T: Tracer>(
     sim: &Simulation<T>,
     stop_reason: StopReason,
@@ -253,14 +254,14 @@ pub(super) fn collect<T: Tracer>(
         .flows
         .iter()
         .zip(sim.network.flow_counters())
-        .map(|(f, c)| {
-            let mean_latency_s = (c.data_arrived > 0)
-                .then(|| c.latency_sum_ns as f64 / c.data_arrived as f64 * 1e-9);
+        .map(|(flow, counted)| {
+            let mean_latency_s = (counted.data_arrived > 0)
+                .then(|| counted.latency_sum_ns as f64 / counted.data_arrived as f64 * 1e-9);
             let mut row = FlowResult {
-                flow: f.name.clone(),
+                flow: flow.name.clone(),
                 variant: "cbr",
-                src: sim.node_names[f.src as usize].clone(),
-                dst: sim.node_names[f.dst as usize].clone(),
+                src: sim.node_names[flow.src as usize].clone(),
+                dst: sim.node_names[flow.dst as usize].clone(),
                 bytes_delivered: 0,
                 first_send: None,
                 finish: None,
@@ -269,29 +270,29 @@ pub(super) fn collect<T: Tracer>(
                 retransmits: 0,
                 timeouts: 0,
                 fast_retransmits: 0,
-                drops: c.data_dropped + c.acks_dropped,
-                data_drops: c.data_dropped,
-                ack_drops: c.acks_dropped,
+                drops: counted.data_dropped + counted.acks_dropped,
+                data_drops: counted.data_dropped,
+                ack_drops: counted.acks_dropped,
                 mean_latency_s,
                 end,
             };
-            match &f.endpoints {
+            match &flow.endpoints {
                 Endpoints::Tcp(tcp) => {
-                    let s = tcp.sender.stats();
-                    let r = tcp.receiver.stats();
+                    let sender = tcp.sender.stats();
+                    let receiver = tcp.receiver.stats();
                     row.variant = tcp.variant.name();
-                    row.bytes_delivered = r.bytes_delivered;
-                    row.first_send = s.first_send;
-                    row.finish = r.finished_at;
-                    row.segments_sent = s.segments_sent;
+                    row.bytes_delivered = receiver.bytes_delivered;
+                    row.first_send = sender.first_send;
+                    row.finish = receiver.finished_at;
+                    row.segments_sent = sender.segments_sent;
                     row.segments_delivered = tcp.receiver.rcv_nxt() as u64;
-                    row.retransmits = s.retransmits;
-                    row.timeouts = s.timeouts;
-                    row.fast_retransmits = s.fast_retransmits;
+                    row.retransmits = sender.retransmits;
+                    row.timeouts = sender.timeouts;
+                    row.fast_retransmits = sender.fast_retransmits;
                 }
                 Endpoints::Cbr { source, sink } => {
                     row.bytes_delivered = sink.bytes;
-                    row.first_send = (source.sent() > 0).then_some(f.start);
+                    row.first_send = (source.sent() > 0).then_some(flow.start);
                     row.segments_sent = source.sent();
                     row.segments_delivered = sink.packets;
                 }
@@ -304,17 +305,19 @@ pub(super) fn collect<T: Tracer>(
         .network
         .dirs()
         .iter()
-        .map(|d| LinkResult {
-            link: d.name.clone(),
-            from: sim.node_names[d.from as usize].clone(),
-            to: sim.node_names[d.to as usize].clone(),
-            packets_sent: d.stats.packets_sent,
-            bytes_sent: d.stats.bytes_sent,
-            queue_drops: d.stats.overflow_drops + d.stats.early_drops + d.stats.aqm_drops,
-            loss_drops: d.stats.bit_error_drops + d.stats.random_drops + d.stats.scripted_drops,
-            stats: d.stats,
-            utilisation: (d.stats.busy_ns as f64 / run_ns).min(1.0),
-            max_queue: d.stats.max_queue,
+        .map(|dir| LinkResult {
+            link: dir.name.clone(),
+            from: sim.node_names[dir.from as usize].clone(),
+            to: sim.node_names[dir.to as usize].clone(),
+            packets_sent: dir.stats.packets_sent,
+            bytes_sent: dir.stats.bytes_sent,
+            queue_drops: dir.stats.overflow_drops + dir.stats.early_drops + dir.stats.aqm_drops,
+            loss_drops: dir.stats.bit_error_drops
+                + dir.stats.random_drops
+                + dir.stats.scripted_drops,
+            stats: dir.stats,
+            utilisation: (dir.stats.busy_ns as f64 / run_ns).min(1.0),
+            max_queue: dir.stats.max_queue,
         })
         .collect();
     let summary = RunSummary {
