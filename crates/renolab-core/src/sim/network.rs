@@ -61,6 +61,71 @@ pub struct FlowCounters {
 /// What drives a [`Network`]: the owner of the network, of the event scheduler its link
 /// events go on and of the tracer it reports to, and the receiver of the packets that reach
 /// their destination.
+///
+/// A driver that keeps what arrives, with the loop that runs its link events:
+///
+/// ```
+/// use renolab_core::engine::{Event, Scheduler};
+/// use renolab_core::net::{Packet, PacketKind};
+/// use renolab_core::sim::{Driver, Network};
+/// use renolab_core::tcp::sack::SackBlocks;
+/// use renolab_core::time::SimTime;
+/// use renolab_core::trace::NoTrace;
+/// use renolab_core::Scenario;
+///
+/// struct Collector {
+///     network: Network,
+///     sched: Scheduler,
+///     tracer: NoTrace,
+///     arrived: Vec<(SimTime, Packet)>,
+/// }
+///
+/// impl Driver for Collector {
+///     type Tracer = NoTrace;
+///     fn parts(&mut self) -> (&mut Network, &mut Scheduler, &mut NoTrace) {
+///         (&mut self.network, &mut self.sched, &mut self.tracer)
+///     }
+///     fn deliver(&mut self, now: SimTime, packet: Packet) {
+///         self.arrived.push((now, packet));
+///     }
+/// }
+///
+/// // One link a -> b; one flow, so that the network counts flow 0's packets.
+/// let scenario = Scenario::from_toml_str(
+///     r#"
+///     simulation = { duration = "1s" }
+///     link = [{ from = "a", to = "b", rate = "8Mbps", delay = "10ms" }]
+///     flow = [{ name = "u", kind = "cbr", rate = "1Mbps", src = "a", dst = "b" }]
+///     "#,
+/// )?;
+/// let mut driver = Collector {
+///     network: Network::from_scenario(&scenario),
+///     sched: Scheduler::new(),
+///     tracer: NoTrace,
+///     arrived: Vec::new(),
+/// };
+/// let packet = Packet {
+///     flow: 0,
+///     kind: PacketKind::Datagram,
+///     seq: 0,
+///     size: 1000,
+///     dst: 1, // node b
+///     retransmit: false,
+///     sent_at: SimTime::ZERO,
+///     sack: SackBlocks::EMPTY,
+/// };
+/// Network::inject(&mut driver, SimTime::ZERO, 0, packet);
+/// while let Some((now, event)) = driver.sched.pop() {
+///     match event {
+///         Event::TxEnd { dir } => Network::on_tx_end(&mut driver, now, dir),
+///         Event::Arrive { dir } => Network::on_arrive(&mut driver, now, dir),
+///         _ => unreachable!("a bare network schedules only link events"),
+///     }
+/// }
+/// // 1 ms to serialise 1000 bytes at 8 Mb/s, 10 ms to propagate.
+/// assert_eq!(driver.arrived[0].0, SimTime(11_000_000));
+/// # Ok::<(), renolab_core::ScenarioError>(())
+/// ```
 pub trait Driver {
     /// What the network reports to ([`crate::trace::NoTrace`] compiles the reports away).
     type Tracer: Tracer;
