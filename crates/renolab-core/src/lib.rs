@@ -13,15 +13,20 @@
 //!   O(links + flows) entries thanks to one pending event per link direction and lazily
 //!   cancelled endpoint timers.
 //! - [`net`]: packets (small `Copy` structs in a recycled slab), link directions (queue,
-//!   transmitter, propagation pipe) and static shortest-path routing.
+//!   transmitter, propagation pipe), static shortest-path routing and header sizes.
 //! - [`queue`] and [`loss`]: what a link does to packets: queue disciplines, loss models.
 //! - [`app`]: applications that are not TCP's own bulk transfer (constant bit rate over UDP).
 //! - [`tcp`]: sans-IO TCP endpoints — the sender's shared machinery (window, duplicate ACKs,
 //!   RFC 6298 timer, Karn), the receiver (cumulative and delayed ACKs), and one file per
 //!   congestion-control variant under [`tcp::cc`].
-//! - [`trace`]: typed trace events; the no-op tracer compiles away.
-//! - [`scenario`]: the scenario schema (TOML/JSON), validated with field-path errors.
-//! - [`sim`]: builds a network from a scenario, runs the event loop, collects results.
+//! - [`trace`]: typed trace events; the no-op tracer compiles away. pcap files of the
+//!   traffic, one per link.
+//! - [`scenario`]: the scenario schema (TOML/JSON), validated with field-path errors, and the
+//!   limits estimated before a run.
+//! - [`sim`]: the simulation. [`sim::Network`] carries packets through links and nodes for
+//!   whatever [`sim::Driver`] owns it (the simulation's event loop; a real-time emulator
+//!   could be another); the simulation adds the flows' endpoints, runs the event loop,
+//!   audits invariants on request and collects results.
 
 #![warn(missing_docs)]
 

@@ -18,6 +18,20 @@ use crate::scenario::{DirSpec, LossKind, QueueSpec};
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
 
+/// Directions per link. Link `k`'s forward direction is numbered `2k`, its reverse `2k + 1`,
+/// wherever directions are numbered (events, routes, traces).
+pub const DIRS_PER_LINK: usize = 2;
+
+/// The link of direction `dir`.
+pub const fn link_of(dir: u32) -> u32 {
+    dir / DIRS_PER_LINK as u32
+}
+
+/// True when direction `dir` is its link's forward direction.
+pub const fn is_forward(dir: u32) -> bool {
+    dir % DIRS_PER_LINK as u32 == 0
+}
+
 /// Counters of one link direction.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct LinkStats {

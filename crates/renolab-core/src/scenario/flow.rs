@@ -5,9 +5,10 @@ use serde_json::{json, Value};
 use super::profile::{self, Profile, PROFILES};
 use super::reader::Table;
 use super::{
-    fmt_duration, fmt_rate, CbrSpec, FlowSpec, Result, ScenarioError, Start, TcpSpec, Traffic,
-    Variant,
+    fmt_duration, fmt_rate, CbrSpec, FlowSpec, Names, Result, ScenarioError, Start, TcpSpec,
+    Traffic, Variant,
 };
+use crate::net::headers::TCP_IP_HEADER_BYTES;
 use crate::tcp::cc::VegasConfig;
 use crate::tcp::recovery::{Careful, NewRenoConfig, RecoveryKind, TimerReset, RECOVERIES};
 use crate::tcp::rtt::RtoConfig;
@@ -19,8 +20,26 @@ pub const VARIANTS: &[&str] = &["tahoe", "reno", "newreno", "sack", "vegas"];
 /// Flow kinds.
 pub const FLOW_KINDS: &[&str] = &["tcp", "cbr"];
 
-/// Largest MSS accepted (an IPv4 datagram must fit in 64 KiB).
-const MAX_MSS: u64 = 65_495;
+/// Largest MSS accepted (an IPv4 datagram, headers included, must fit in 64 KiB).
+const MAX_MSS: u64 = u16::MAX as u64 - TCP_IP_HEADER_BYTES as u64;
+
+/// Default size of a constant-bit-rate packet on the wire: ns-2's `Agent/UDP packetSize_`
+/// (`ns-default.tcl`).
+pub const DEFAULT_CBR_PACKET_BYTES: u32 = 1000;
+/// Largest CBR `jitter`: a gap is the interval x (1 + jitter x U(-1/2, 1/2)), which a larger
+/// jitter could make negative.
+const MAX_CBR_JITTER: f64 = 2.0;
+/// Default `receiver.ack_every` with delayed ACKs: RFC 5681 §4.2's "at least every second
+/// full-sized segment", as ns-2's DelAckSink and subedi2008's OPNET table do.
+pub const DEFAULT_ACK_EVERY: u32 = 2;
+/// The smallest slow-start threshold, in segments: RFC 5681 eq. (4)'s floor of 2 * SMSS.
+pub const MIN_SSTHRESH_SEGMENTS: u32 = 2;
+/// RFC 6928's initial window: min(10 * MSS, max(2 * MSS, 14600 bytes)), in segments.
+const RFC6928_IW_BYTES: u32 = 14_600;
+/// RFC 6928's smallest initial window, in segments.
+const RFC6928_IW_MIN: u32 = 2;
+/// RFC 6928's largest initial window, in segments.
+const RFC6928_IW_MAX: u32 = 10;
 
 /// Options every variant takes.
 const COMMON_OPTIONS: &[&str] = &[
@@ -67,26 +86,22 @@ fn variant_options(variant: &str) -> &'static [&'static str] {
 /// Parses flow `t`; `nodes` are the node names, `default_profile` the scenario's profile.
 pub(super) fn parse_flow(
     t: &Table<'_>,
-    nodes: &[String],
+    nodes: &Names,
     default_profile: Profile,
 ) -> Result<FlowSpec> {
     let name = t.req_str("name")?.to_string();
     let kind = t.choice("kind", FLOW_KINDS)?.unwrap_or("tcp");
     let node = |key: &str| -> Result<u32> {
         let n = t.req_str(key)?;
-        nodes
-            .iter()
-            .position(|x| x == n)
-            .map(|i| i as u32)
-            .ok_or_else(|| {
-                ScenarioError::new(
-                    t.field(key),
-                    format!(
-                        "unknown node {n:?}; nodes (from the links): {}",
-                        nodes.join(", ")
-                    ),
-                )
-            })
+        nodes.position(n).ok_or_else(|| {
+            ScenarioError::new(
+                t.field(key),
+                format!(
+                    "unknown node {n:?}; nodes (from the links): {}",
+                    nodes.join(", ")
+                ),
+            )
+        })
     };
     let (src, dst) = (node("src")?, node("dst")?);
     if src == dst {
@@ -127,8 +142,10 @@ pub(super) fn parse_flow(
             };
             Traffic::Cbr(CbrSpec {
                 rate,
-                packet_bytes: t.int("packet_bytes", 1, 65_535)?.unwrap_or(1000) as u32,
-                jitter: t.float("jitter", 0.0, 2.0)?.unwrap_or(0.0),
+                packet_bytes: t
+                    .int("packet_bytes", 1, 65_535)?
+                    .map_or(DEFAULT_CBR_PACKET_BYTES, |n| n as u32),
+                jitter: t.float("jitter", 0.0, MAX_CBR_JITTER)?.unwrap_or(0.0),
             })
         }
         _ => {
@@ -415,7 +432,7 @@ impl Options<'_, '_> {
 fn parse_receiver(r: Option<Table<'_>>, profile: Profile, sack: bool) -> Result<ReceiverConfig> {
     let mut config = ReceiverConfig {
         delayed_ack: profile.delayed_ack,
-        ack_every: 2,
+        ack_every: DEFAULT_ACK_EVERY,
         delack_timeout: profile.delack_timeout,
         ack_bytes: profile.ack_bytes,
         sack_option_bytes: profile.sack_option_bytes,
@@ -444,8 +461,7 @@ fn parse_sender(
     mss: u32,
     header_bytes: u32,
 ) -> Result<SenderConfig> {
-    // RFC 6928: IW = min(10 * MSS, max(2 * MSS, 14600 bytes)).
-    let rfc6928_iw = (14_600 / mss).clamp(2, 10);
+    let rfc6928_iw = (RFC6928_IW_BYTES / mss).clamp(RFC6928_IW_MIN, RFC6928_IW_MAX);
     let initial_window = o
         .int("initial_window", 1, 1 << 30)?
         .map_or(profile.initial_window.unwrap_or(rfc6928_iw), |n| n as u32);
@@ -456,7 +472,11 @@ fn parse_sender(
         .int("window", 1, u32::MAX as u64)?
         .map_or(profile_window, |n| n as u32);
     let initial_ssthresh = o
-        .int("initial_ssthresh", 2, u32::MAX as u64)?
+        .int(
+            "initial_ssthresh",
+            MIN_SSTHRESH_SEGMENTS as u64,
+            u32::MAX as u64,
+        )?
         .map_or(profile.initial_ssthresh.unwrap_or(receiver_window), |n| {
             n as u32
         });

@@ -6,7 +6,7 @@ use super::profile::Profile;
 use super::reader::Table;
 use super::{
     check_name, fmt_duration, fmt_rate, DirSpec, FlowSpec, LatencySpec, LinkSpec, LossKind,
-    LossSpec, QueueSpec, Result, ScenarioError,
+    LossSpec, Names, QueueSpec, Result, ScenarioError,
 };
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
 use crate::queue::{CoDelConfig, FqCoDelConfig, QWeight, QueueLimit, RedConfig};
@@ -22,10 +22,16 @@ pub const LATENCY_KINDS: &[&str] = &["fixed", "uniform", "normal"];
 
 const DIR_KEYS: &[&str] = &["rate", "delay", "queue", "loss", "latency"];
 
+/// Largest `limit_bytes` of a queue: 1 TiB.
+const MAX_QUEUE_BYTES: u64 = 1 << 40;
+/// Largest packet size a queue setting takes (`mean_pktsize`, `mtu`, `quantum`): 1 MiB, far
+/// above any link's MTU.
+const MAX_PACKET_SETTING: u64 = 1 << 20;
+
 pub(super) fn parse_link(
     t: &Table<'_>,
-    nodes: &[String],
-    flows: &[String],
+    nodes: &Names,
+    flows: &Names,
     profile: Profile,
 ) -> Result<LinkSpec> {
     let mut allowed = vec!["name", "from", "to", "reverse"];
@@ -33,7 +39,7 @@ pub(super) fn parse_link(
     t.only(&allowed)?;
     let node = |key: &str| -> u32 {
         let name = t.req_str(key).unwrap_or_default();
-        nodes.iter().position(|n| n == name).unwrap_or(0) as u32
+        nodes.position(name).unwrap_or(0)
     };
     let (from, to) = (node("from"), node("to"));
     if from == to {
@@ -70,7 +76,7 @@ pub(super) fn parse_link(
 fn parse_dir(
     t: &Table<'_>,
     base: Option<&DirSpec>,
-    flows: &[String],
+    flows: &Names,
     profile: Profile,
 ) -> Result<DirSpec> {
     let rate = match t.get("rate") {
@@ -144,7 +150,7 @@ fn required_kind<'a>(t: &Table<'a>, kinds: &[&str]) -> Result<&'a str> {
 
 fn limit(q: &Table<'_>, default: QueueLimit) -> Result<QueueLimit> {
     let packets = q.int("limit", 1, u32::MAX as u64)?;
-    let bytes = q.bytes("limit_bytes", 1, 1 << 40)?;
+    let bytes = q.bytes("limit_bytes", 1, MAX_QUEUE_BYTES)?;
     match (packets, bytes) {
         (Some(_), Some(_)) => Err(ScenarioError::new(
             q.path(),
@@ -221,7 +227,7 @@ fn parse_queue(
             c.bytes = q.bool("byte_mode")?.unwrap_or(c.bytes);
             c.queue_in_bytes = q.bool("queue_in_bytes")?.unwrap_or(c.queue_in_bytes);
             c.mean_pktsize = q
-                .int("mean_pktsize", 1, 1 << 20)?
+                .int("mean_pktsize", 1, MAX_PACKET_SETTING)?
                 .map_or(c.mean_pktsize, |n| n as u32);
             c.target_delay = q
                 .duration_ns("target_delay")?
@@ -242,7 +248,9 @@ fn parse_queue(
             let c = CoDelConfig {
                 target: q.duration_ns("target")?.map_or(d.target, SimDuration),
                 interval: q.duration_ns("interval")?.map_or(d.interval, SimDuration),
-                mtu: q.int("mtu", 1, 1 << 20)?.map_or(d.mtu, |n| n as u32),
+                mtu: q
+                    .int("mtu", 1, MAX_PACKET_SETTING)?
+                    .map_or(d.mtu, |n| n as u32),
                 limit: limit(q, d.limit)?,
             };
             Ok(QueueSpec::CoDel(checked(q, c, CoDelConfig::validate)?))
@@ -263,7 +271,7 @@ fn parse_queue(
             let c = FqCoDelConfig {
                 flows: q.int("flows", 1, 65_536)?.map_or(d.flows, |n| n as u32),
                 quantum: q
-                    .int("quantum", 1, 1 << 20)?
+                    .int("quantum", 1, MAX_PACKET_SETTING)?
                     .map_or(d.quantum, |n| n as u32),
                 limit: limit(q, d.limit)?,
                 drop_batch: q
@@ -271,7 +279,9 @@ fn parse_queue(
                     .map_or(d.drop_batch, |n| n as u32),
                 target: q.duration_ns("target")?.map_or(d.target, SimDuration),
                 interval: q.duration_ns("interval")?.map_or(d.interval, SimDuration),
-                mtu: q.int("mtu", 1, 1 << 20)?.map_or(d.mtu, |n| n as u32),
+                mtu: q
+                    .int("mtu", 1, MAX_PACKET_SETTING)?
+                    .map_or(d.mtu, |n| n as u32),
             };
             Ok(QueueSpec::FqCoDel(checked(q, c, FqCoDelConfig::validate)?))
         }
@@ -279,7 +289,7 @@ fn parse_queue(
     }
 }
 
-fn parse_loss(l: &Table<'_>, flows: &[String]) -> Result<LossSpec> {
+fn parse_loss(l: &Table<'_>, flows: &Names) -> Result<LossSpec> {
     let applies_to = match l.choice("applies_to", &["data", "ack", "all"])? {
         Some("data") => AppliesTo::Data,
         Some("ack") => AppliesTo::Ack,
@@ -293,12 +303,12 @@ fn parse_loss(l: &Table<'_>, flows: &[String]) -> Result<LossSpec> {
         "drop" => {
             l.only(&["kind", "flow", "segments", "packets", "applies_to"])?;
             let flow = match l.str("flow")? {
-                Some(name) => Some(flows.iter().position(|f| f == name).ok_or_else(|| {
+                Some(name) => Some(flows.position(name).ok_or_else(|| {
                     ScenarioError::new(
                         l.field("flow"),
                         format!("unknown flow {name:?}; flows: {}", flows.join(", ")),
                     )
-                })? as u32),
+                })?),
                 None => None,
             };
             let segments: Vec<u32> = l

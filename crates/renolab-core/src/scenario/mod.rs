@@ -10,16 +10,21 @@ mod error;
 mod flow;
 mod limits;
 mod link;
+mod names;
 pub mod profile;
 pub mod reader;
 pub mod topology;
 
 pub use error::{Result, ScenarioError};
-pub use flow::{FLOW_KINDS, VARIANTS};
+pub use flow::{
+    DEFAULT_ACK_EVERY, DEFAULT_CBR_PACKET_BYTES, FLOW_KINDS, MIN_SSTHRESH_SEGMENTS, VARIANTS,
+};
 pub use limits::{
     Estimate, DEFAULT_MAX_EVENTS, DEFAULT_MAX_MEMORY, MAX_FLOWS, MAX_LINKS, MAX_NODES,
+    MIN_MAX_MEMORY,
 };
 pub use link::{LOSS_KINDS, QUEUE_KINDS};
+use names::Names;
 pub use profile::{Profile, PROFILES};
 
 use serde_json::{json, Value};
@@ -310,41 +315,37 @@ impl Scenario {
                 "at least one [[link]] is required",
             ));
         }
-        let mut nodes: Vec<String> = Vec::new();
-        let mut link_names: Vec<String> = Vec::new();
+        let mut nodes = Names::default();
+        let mut link_names = Names::default();
         for t in &link_tables {
             for key in ["from", "to"] {
                 let name = t.req_str(key)?;
                 check_name(name).map_err(|m| ScenarioError::new(t.field(key), m))?;
-                if !nodes.iter().any(|n| n == name) {
-                    nodes.push(name.to_string());
-                }
+                nodes.insert(name);
             }
         }
         let flow_tables = root.tables("flow")?;
         limits::check_counts(nodes.len(), link_tables.len(), flow_tables.len())?;
-        let mut flow_names: Vec<String> = Vec::new();
+        let mut flow_names = Names::default();
         for t in &flow_tables {
             let name = t.req_str("name")?;
             check_name(name).map_err(|m| ScenarioError::new(t.field("name"), m))?;
-            if flow_names.iter().any(|n| n == name) {
+            if !flow_names.insert(name) {
                 return Err(ScenarioError::new(
                     t.field("name"),
                     format!("duplicate flow name {name:?}"),
                 ));
             }
-            flow_names.push(name.to_string());
         }
         let mut links = Vec::new();
         for t in &link_tables {
             let link = link::parse_link(t, &nodes, &flow_names, profile)?;
-            if link_names.contains(&link.name) {
+            if !link_names.insert(&link.name) {
                 return Err(ScenarioError::new(
                     t.field("name"),
                     format!("duplicate link name {:?}", link.name),
                 ));
             }
-            link_names.push(link.name.clone());
             links.push(link);
         }
         let flows = flow_tables
@@ -369,7 +370,7 @@ impl Scenario {
             time_limit: sim.time_limit,
             max_events: sim.max_events,
             max_memory: sim.max_memory,
-            nodes,
+            nodes: nodes.into_vec(),
             links,
             flows,
         };
@@ -499,7 +500,7 @@ fn parse_simulation(t: Option<Table<'_>>) -> Result<SimulationTable> {
             .int("max_events", 1, u64::MAX)?
             .unwrap_or(DEFAULT_MAX_EVENTS),
         max_memory: t
-            .bytes("max_memory", 1 << 20, u64::MAX)?
+            .bytes("max_memory", MIN_MAX_MEMORY, u64::MAX)?
             .unwrap_or(DEFAULT_MAX_MEMORY),
         profile,
     })

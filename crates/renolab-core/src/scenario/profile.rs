@@ -14,9 +14,9 @@ use crate::time::SimDuration;
 /// Names of the profiles.
 pub const PROFILES: &[&str] = &["rfc", "ns2", "opnet", "linux"];
 
-/// IPv4 (20) and TCP (20) headers without options, bytes.
-pub const TCP_IP_HEADER_BYTES: u32 = 40;
-/// The same with the timestamp option (RFC 7323: 10 bytes, padded to 12), as Linux sends
+use crate::net::headers::TCP_IP_HEADER_BYTES;
+
+/// IPv4 and TCP headers with the timestamp option (RFC 7323: 10 bytes, padded to 12), as Linux sends
 /// every segment.
 pub const TCP_IP_TIMESTAMPS_HEADER_BYTES: u32 = 52;
 

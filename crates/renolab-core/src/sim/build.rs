@@ -1,57 +1,19 @@
 //! Building the network and the flows of a scenario: specs in, engine components out. Each
 //! random component gets its own stream, named after the component.
 
-use super::{Endpoints, Flow, FlowCounters, TcpEndpoints};
+use super::endpoints::{Endpoints, Flow, TcpEndpoints};
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::TimerSlot;
-use crate::loss::{Ber, DropList, ExtraLatency, GilbertElliott, Loss, LossModel, Uniform};
 use crate::net::LinkDir;
-use crate::queue::{CoDel, DropTail, FqCoDel, Queue, Red};
 use crate::rng::RngStream;
-use crate::scenario::{DirSpec, FlowSpec, LossKind, QueueSpec, Start, TcpSpec, Traffic, Variant};
+use crate::scenario::{DirSpec, FlowSpec, Start, TcpSpec, Traffic, Variant};
 use crate::tcp::cc::{Cc, Growth, NewReno, Reno, Vegas};
 use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
 use crate::time::{SimDuration, SimTime};
 
 /// One link direction named `name` from `from` to `to`.
 pub(super) fn link_dir(seed: u64, name: String, from: u32, to: u32, spec: &DirSpec) -> LinkDir {
-    let stream = |what: &str| RngStream::derive(seed, &format!("link/{name}/{what}"));
-    let queue = match spec.queue {
-        QueueSpec::DropTail {
-            limit,
-            counts_transmitting,
-        } => Queue::DropTail(DropTail::new(limit, counts_transmitting)),
-        QueueSpec::Red(config) => Queue::Red(Red::new(config, stream("queue"))),
-        QueueSpec::CoDel(config) => Queue::CoDel(CoDel::new(config)),
-        QueueSpec::FqCoDel(config) => Queue::FqCoDel(FqCoDel::new(config, stream("queue"))),
-    };
-    let losses = spec
-        .losses
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let rng = stream(&format!("loss/{i}"));
-            let model = match &l.kind {
-                LossKind::Drop {
-                    flow,
-                    segments,
-                    packets,
-                } => LossModel::List(DropList::new(*flow, segments, packets)),
-                LossKind::Uniform { p } => LossModel::Uniform(Uniform::new(*p, rng)),
-                LossKind::Ber { ber } => LossModel::Ber(Ber::new(*ber, rng)),
-                LossKind::GilbertElliott(c) => {
-                    LossModel::GilbertElliott(GilbertElliott::new(*c, rng))
-                }
-            };
-            Loss::new(model, l.applies_to)
-        })
-        .collect();
-    let latency = spec
-        .latency
-        .map(|l| ExtraLatency::new(l.dist, l.reorder, stream("latency")));
-    LinkDir::new(
-        name, from, to, spec.rate, spec.delay, queue, losses, latency,
-    )
+    LinkDir::from_spec(seed, name, from, to, spec)
 }
 
 /// The flow of `spec`, with its start time drawn if it is random.
@@ -78,7 +40,6 @@ pub(super) fn flow(seed: u64, spec: &FlowSpec) -> Flow {
         start: SimTime::ZERO + start,
         stop: spec.stop.map(|s| SimTime::ZERO + s),
         endpoints,
-        counters: FlowCounters::default(),
         finished: false,
         traced: None,
     }

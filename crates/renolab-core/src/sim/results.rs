@@ -2,7 +2,7 @@
 
 use super::{Endpoints, Simulation};
 use crate::time::SimTime;
-use crate::trace::{TraceData, Tracer};
+use crate::trace::{layout, record_bytes, TraceData, Tracer};
 
 /// Why the event loop ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,51 +177,73 @@ pub struct SeqSeries {
     pub seq: Vec<u32>,
 }
 
-fn le_u64(b: &[u8]) -> u64 {
-    u64::from_le_bytes(b.try_into().expect("8 bytes"))
-}
-fn le_u32(b: &[u8]) -> u32 {
-    u32::from_le_bytes(b.try_into().expect("4 bytes"))
+/// Reads a packed record's fields in order (little-endian, as the trace sinks write them).
+struct Fields<'a>(&'a [u8]);
+
+impl Fields<'_> {
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let (head, rest) = self.0.split_at(N);
+        self.0 = rest;
+        head.try_into().expect("N bytes")
+    }
+    fn u8(&mut self) -> u8 {
+        self.take::<1>()[0]
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+    fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.take())
+    }
+    fn f64(&mut self) -> f64 {
+        f64::from_bits(self.u64())
+    }
 }
 
 impl RunOutput {
-    fn trace_bytes(&self, name: &str) -> Option<Vec<u8>> {
-        self.traces
+    /// The records of trace `name`, if it was recorded, one slice each.
+    fn trace_records(&self, name: &str) -> Option<(Vec<u8>, usize)> {
+        let bytes = self
+            .traces
             .iter()
             .find(|t| t.0 == name)
             .map(|t| match &t.2 {
                 TraceData::Bytes(b) => b.clone(),
                 TraceData::File(p) => std::fs::read(p).unwrap_or_default(),
-            })
+            })?;
+        Some((bytes, record_bytes(layout(name)?)))
     }
 
     /// The `cwnd` trace, decoded, if it was recorded.
     pub fn cwnd(&self) -> Option<CwndSeries> {
-        let b = self.trace_bytes("cwnd")?;
+        let (bytes, size) = self.trace_records("cwnd")?;
         let mut s = CwndSeries::default();
-        for r in b.chunks_exact(28) {
-            s.time_ns.push(le_u64(&r[..8]));
-            s.flow.push(le_u32(&r[8..12]));
-            s.cwnd.push(f64::from_bits(le_u64(&r[12..20])));
-            s.ssthresh.push(f64::from_bits(le_u64(&r[20..28])));
+        for record in bytes.chunks_exact(size) {
+            let mut fields = Fields(record);
+            s.time_ns.push(fields.u64());
+            s.flow.push(fields.u32());
+            s.cwnd.push(fields.f64());
+            s.ssthresh.push(fields.f64());
         }
         Some(s)
     }
 
     /// The `seq` trace, decoded, if it was recorded.
     pub fn seq(&self) -> Option<SeqSeries> {
-        let b = self.trace_bytes("seq")?;
+        let (bytes, size) = self.trace_records("seq")?;
         let mut s = SeqSeries::default();
-        for r in b.chunks_exact(17) {
-            s.time_ns.push(le_u64(&r[..8]));
-            s.flow.push(le_u32(&r[8..12]));
-            s.event.push(r[12]);
-            s.seq.push(le_u32(&r[13..17]));
+        for record in bytes.chunks_exact(size) {
+            let mut fields = Fields(record);
+            s.time_ns.push(fields.u64());
+            s.flow.push(fields.u32());
+            s.event.push(fields.u8());
+            s.seq.push(fields.u32());
         }
         Some(s)
     }
 }
 
+/// The results of `sim`, stopped for `stop_reason` after `wall_s` seconds of wall-clock time.
 pub(super) fn collect<T: Tracer>(
     sim: &Simulation<T>,
     stop_reason: StopReason,
@@ -231,15 +253,15 @@ pub(super) fn collect<T: Tracer>(
     let flows: Vec<FlowResult> = sim
         .flows
         .iter()
-        .map(|f| {
-            let c = &f.counters;
-            let mean_latency_s = (c.data_arrived > 0)
-                .then(|| c.latency_sum_ns as f64 / c.data_arrived as f64 * 1e-9);
+        .zip(sim.network.flow_counters())
+        .map(|(flow, counted)| {
+            let mean_latency_s = (counted.data_arrived > 0)
+                .then(|| counted.latency_sum_ns as f64 / counted.data_arrived as f64 * 1e-9);
             let mut row = FlowResult {
-                flow: f.name.clone(),
+                flow: flow.name.clone(),
                 variant: "cbr",
-                src: sim.node_names[f.src as usize].clone(),
-                dst: sim.node_names[f.dst as usize].clone(),
+                src: sim.node_names[flow.src as usize].clone(),
+                dst: sim.node_names[flow.dst as usize].clone(),
                 bytes_delivered: 0,
                 first_send: None,
                 finish: None,
@@ -248,29 +270,29 @@ pub(super) fn collect<T: Tracer>(
                 retransmits: 0,
                 timeouts: 0,
                 fast_retransmits: 0,
-                drops: c.data_dropped + c.acks_dropped,
-                data_drops: c.data_dropped,
-                ack_drops: c.acks_dropped,
+                drops: counted.data_dropped + counted.acks_dropped,
+                data_drops: counted.data_dropped,
+                ack_drops: counted.acks_dropped,
                 mean_latency_s,
                 end,
             };
-            match &f.endpoints {
+            match &flow.endpoints {
                 Endpoints::Tcp(tcp) => {
-                    let s = tcp.sender.stats();
-                    let r = tcp.receiver.stats();
+                    let sender = tcp.sender.stats();
+                    let receiver = tcp.receiver.stats();
                     row.variant = tcp.variant.name();
-                    row.bytes_delivered = r.bytes_delivered;
-                    row.first_send = s.first_send;
-                    row.finish = r.finished_at;
-                    row.segments_sent = s.segments_sent;
+                    row.bytes_delivered = receiver.bytes_delivered;
+                    row.first_send = sender.first_send;
+                    row.finish = receiver.finished_at;
+                    row.segments_sent = sender.segments_sent;
                     row.segments_delivered = tcp.receiver.rcv_nxt() as u64;
-                    row.retransmits = s.retransmits;
-                    row.timeouts = s.timeouts;
-                    row.fast_retransmits = s.fast_retransmits;
+                    row.retransmits = sender.retransmits;
+                    row.timeouts = sender.timeouts;
+                    row.fast_retransmits = sender.fast_retransmits;
                 }
                 Endpoints::Cbr { source, sink } => {
                     row.bytes_delivered = sink.bytes;
-                    row.first_send = (source.sent() > 0).then_some(f.start);
+                    row.first_send = (source.sent() > 0).then_some(flow.start);
                     row.segments_sent = source.sent();
                     row.segments_delivered = sink.packets;
                 }
@@ -280,19 +302,22 @@ pub(super) fn collect<T: Tracer>(
         .collect();
     let run_ns = end.0.max(1) as f64;
     let links = sim
-        .dirs
+        .network
+        .dirs()
         .iter()
-        .map(|d| LinkResult {
-            link: d.name.clone(),
-            from: sim.node_names[d.from as usize].clone(),
-            to: sim.node_names[d.to as usize].clone(),
-            packets_sent: d.stats.packets_sent,
-            bytes_sent: d.stats.bytes_sent,
-            queue_drops: d.stats.overflow_drops + d.stats.early_drops + d.stats.aqm_drops,
-            loss_drops: d.stats.bit_error_drops + d.stats.random_drops + d.stats.scripted_drops,
-            stats: d.stats,
-            utilisation: (d.stats.busy_ns as f64 / run_ns).min(1.0),
-            max_queue: d.stats.max_queue,
+        .map(|dir| LinkResult {
+            link: dir.name.clone(),
+            from: sim.node_names[dir.from as usize].clone(),
+            to: sim.node_names[dir.to as usize].clone(),
+            packets_sent: dir.stats.packets_sent,
+            bytes_sent: dir.stats.bytes_sent,
+            queue_drops: dir.stats.overflow_drops + dir.stats.early_drops + dir.stats.aqm_drops,
+            loss_drops: dir.stats.bit_error_drops
+                + dir.stats.random_drops
+                + dir.stats.scripted_drops,
+            stats: dir.stats,
+            utilisation: (dir.stats.busy_ns as f64 / run_ns).min(1.0),
+            max_queue: dir.stats.max_queue,
         })
         .collect();
     let summary = RunSummary {
@@ -302,7 +327,7 @@ pub(super) fn collect<T: Tracer>(
         stop_reason,
         core_wall_time_s: wall_s,
         packets_delivered: flows.iter().map(|f| f.segments_delivered).sum(),
-        peak_packets: sim.pool.capacity_used() as u64,
+        peak_packets: sim.network.peak_packets() as u64,
     };
     RunOutput {
         flows,

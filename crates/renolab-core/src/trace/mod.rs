@@ -10,7 +10,9 @@ pub mod sink;
 
 use std::path::{Path, PathBuf};
 
+use crate::loss::LossCause;
 use crate::net::{Packet, PacketKind};
+use crate::queue::QueueDrop;
 use crate::tcp::Window;
 use crate::time::{SimDuration, SimTime};
 pub use pcap::{PcapFlow, PcapSet};
@@ -50,6 +52,27 @@ pub enum DropCause {
     Burst = 5,
     /// A deterministic drop list.
     Scripted = 6,
+}
+
+impl From<QueueDrop> for DropCause {
+    fn from(cause: QueueDrop) -> Self {
+        match cause {
+            QueueDrop::Overflow => DropCause::Overflow,
+            QueueDrop::EarlyDrop => DropCause::Early,
+            QueueDrop::AqmDrop => DropCause::Aqm,
+        }
+    }
+}
+
+impl From<LossCause> for DropCause {
+    fn from(cause: LossCause) -> Self {
+        match cause {
+            LossCause::BitError => DropCause::BitError,
+            LossCause::Random => DropCause::Random,
+            LossCause::Burst => DropCause::Burst,
+            LossCause::Scripted => DropCause::Scripted,
+        }
+    }
 }
 
 /// A packet's passage through a link direction, as ns-2's trace letters name them.
@@ -186,6 +209,28 @@ pub const TRACES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
 ];
+
+/// The record layout of trace `name`, if there is such a trace.
+pub fn layout(name: &str) -> Option<&'static [(&'static str, &'static str)]> {
+    TRACES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, fields)| *fields)
+}
+
+/// Bytes of one packed record of `fields` (numpy dtypes `u1`, `<u4`, `<u8`, `<f8`).
+pub fn record_bytes(fields: &[(&str, &str)]) -> usize {
+    fields
+        .iter()
+        .map(
+            |(_, dtype)| match dtype.trim_start_matches(['<', '>', '|']) {
+                "u1" => 1,
+                "u4" => 4,
+                _ => 8,
+            },
+        )
+        .sum()
+}
 
 /// Default cap on a trace kept in memory (when no trace directory is given).
 pub const DEFAULT_MEMORY_LIMIT: u64 = 2 << 30;

@@ -12,8 +12,48 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use crate::net::{Packet, PacketKind};
+use crate::net::headers::{IPV4_HEADER_BYTES, TCP_HEADER_BYTES, UDP_HEADER_BYTES};
+use crate::net::{link_of, Packet, PacketKind};
 use crate::time::SimTime;
+
+/// Magic number of a classic pcap file with nanosecond timestamps.
+const PCAP_MAGIC_NS: u32 = 0xa1b2_3c4d;
+/// The pcap format's version, 2.4.
+const PCAP_VERSION: (u16, u16) = (2, 4);
+/// Longest packet recorded whole.
+const SNAPLEN: u32 = 65_535;
+/// Link type: the packet starts with its IPv4 header.
+const LINKTYPE_RAW: u32 = 101;
+/// Bytes of the file header and of each record's header.
+const FILE_HEADER_BYTES: usize = 24;
+const RECORD_HEADER_BYTES: usize = 16;
+
+/// IPv4 header fields: version 4 and an IHL of 5 words (RFC 791 §3.1), the don't-fragment
+/// flag, the time to live (Linux's default), and the protocol numbers of TCP and UDP.
+const IPV4_VERSION_IHL: u8 = 0x45;
+const IPV4_DONT_FRAGMENT: u8 = 0x40;
+const IPV4_TTL: u8 = 64;
+const PROTO_TCP: u8 = 6;
+const PROTO_UDP: u8 = 17;
+
+/// Most TCP option bytes: a data offset of at most 15 words leaves 40 bytes past the fixed
+/// header (RFC 9293 §3.1).
+const MAX_TCP_OPTION_BYTES: usize = 40;
+/// TCP option kinds and lengths: no-operation (RFC 9293 §3.2), maximum segment size (RFC
+/// 9293 §3.2), SACK-permitted and SACK (RFC 2018 §§2-3, 8 bytes a block).
+const TCPOPT_NOP: u8 = 1;
+const TCPOPT_MSS: u8 = 2;
+const TCPOPT_MSS_LEN: u8 = 4;
+const TCPOPT_SACK_PERMITTED: u8 = 4;
+const TCPOPT_SACK_PERMITTED_LEN: u8 = 2;
+const TCPOPT_SACK: u8 = 5;
+const SACK_BLOCK_BYTES: usize = 8;
+/// TCP flags (RFC 9293 §3.1).
+const TCP_SYN: u8 = 0x02;
+const TCP_PSH: u8 = 0x08;
+const TCP_ACK: u8 = 0x10;
+/// The receive window every segment advertises (unscaled, the largest).
+const TCP_WINDOW: u16 = u16::MAX;
 
 /// What the pcap writer needs to know about a flow to build its headers.
 #[derive(Clone, Copy, Debug)]
@@ -45,10 +85,36 @@ impl PcapFlow {
     }
 }
 
-/// The address of node `index`: 10.x.y.z.
+/// The address of node `index`: 10.0.y.z, where y.z is `index + 1` in base 256 (so node 0 is
+/// 10.0.0.1).
 pub fn node_ip(index: u32) -> [u8; 4] {
     let n = index + 1;
     [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
+}
+
+/// The first source port given to a flow: above the well-known and most registered ports.
+pub const FIRST_FLOW_PORT: u16 = 10_000;
+/// Source ports per sender address: `FIRST_FLOW_PORT` to 65535.
+pub const PORTS_PER_ADDRESS: u32 = u16::MAX as u32 + 1 - FIRST_FLOW_PORT as u32;
+/// The destination port of a TCP flow (HTTP's, RFC 9110 §4.2.1).
+pub const TCP_SERVER_PORT: u16 = 80;
+/// The destination port of a constant-bit-rate flow (UDP discard, RFC 863).
+pub const UDP_SINK_PORT: u16 = 9;
+
+// Node addresses leave the second octet 0, and the flows' address groups fit in it.
+const _: () = assert!(crate::scenario::MAX_NODES < 1 << 16);
+const _: () = assert!((crate::scenario::MAX_FLOWS as u64) / (PORTS_PER_ADDRESS as u64) < 1 << 8);
+
+/// The sender's address and port of flow `index` sending from node `src`, distinct for every
+/// flow however many there are: flows 0 to 55535 send from their node's address with ports
+/// 10000 to 65535; each further block of 55536 flows moves the address's second octet up by
+/// one (flow 55536 sends from 10.1.y.z port 10000), an address no node has.
+pub fn flow_source(index: usize, src: u32) -> ([u8; 4], u16) {
+    let group = index / PORTS_PER_ADDRESS as usize;
+    let port = FIRST_FLOW_PORT as usize + index % PORTS_PER_ADDRESS as usize;
+    let mut ip = node_ip(src);
+    ip[1] += group as u8;
+    (ip, port as u16)
 }
 
 /// The open pcap files of a run.
@@ -96,14 +162,14 @@ impl PcapSet {
             let f = File::create(&path)
                 .map_err(|e| format!("pcap: cannot create {}: {e}", path.display()))?;
             let mut w = BufWriter::new(f);
-            let mut header = Vec::with_capacity(24);
-            header.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes()); // nanosecond pcap
-            header.extend_from_slice(&2u16.to_le_bytes());
-            header.extend_from_slice(&4u16.to_le_bytes());
+            let mut header = Vec::with_capacity(FILE_HEADER_BYTES);
+            header.extend_from_slice(&PCAP_MAGIC_NS.to_le_bytes());
+            header.extend_from_slice(&PCAP_VERSION.0.to_le_bytes());
+            header.extend_from_slice(&PCAP_VERSION.1.to_le_bytes());
             header.extend_from_slice(&0i32.to_le_bytes()); // GMT
             header.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
-            header.extend_from_slice(&65_535u32.to_le_bytes()); // snaplen
-            header.extend_from_slice(&101u32.to_le_bytes()); // LINKTYPE_RAW
+            header.extend_from_slice(&SNAPLEN.to_le_bytes());
+            header.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
             w.write_all(&header)
                 .map_err(|e| format!("pcap: cannot write {}: {e}", path.display()))?;
             files.push((path, w));
@@ -138,55 +204,63 @@ impl PcapSet {
         let buf = &mut self.scratch;
         buf.clear();
         // IPv4 header, filled in below once the length is known.
-        buf.extend_from_slice(&[0u8; 20]);
+        let ip_len = IPV4_HEADER_BYTES as usize;
+        buf.resize(ip_len, 0);
         let proto = if flow.udp {
-            let payload = p.size.saturating_sub(28);
+            let payload = p.size.saturating_sub(flow.header_bytes);
             buf.extend_from_slice(&sport.to_be_bytes());
             buf.extend_from_slice(&dport.to_be_bytes());
-            buf.extend_from_slice(&((8 + payload) as u16).to_be_bytes());
+            buf.extend_from_slice(&((UDP_HEADER_BYTES + payload) as u16).to_be_bytes());
             buf.extend_from_slice(&[0, 0]); // checksum optional in IPv4
             buf.resize(buf.len() + payload as usize, 0);
-            17u8
+            PROTO_UDP
         } else {
             let (seq, ack, flags, payload) = match p.kind {
                 PacketKind::Data => {
                     let payload = p.size.saturating_sub(flow.header_bytes).min(flow.mss);
-                    (flow.byte_offset(p.seq), 1, 0x18u8, payload) // ACK|PSH
+                    (flow.byte_offset(p.seq), 1, TCP_ACK | TCP_PSH, payload)
                 }
-                PacketKind::Ack => (1, flow.byte_offset(p.seq), 0x10, 0),
-                PacketKind::Syn => (0, 0, 0x02, 0),
-                PacketKind::SynAck => (0, 1, 0x12, 0),
+                PacketKind::Ack => (1, flow.byte_offset(p.seq), TCP_ACK, 0),
+                PacketKind::Syn => (0, 0, TCP_SYN, 0),
+                PacketKind::SynAck => (0, 1, TCP_SYN | TCP_ACK, 0),
                 PacketKind::Datagram => (0, 0, 0, 0),
             };
-            let mut options = [0u8; 40];
+            let mut options = [0u8; MAX_TCP_OPTION_BYTES];
             let mut olen = 0;
             if matches!(p.kind, PacketKind::Syn | PacketKind::SynAck) {
-                let mss = (flow.mss.min(65_535) as u16).to_be_bytes();
-                options[..4].copy_from_slice(&[2, 4, mss[0], mss[1]]);
+                let mss = (flow.mss.min(u16::MAX as u32) as u16).to_be_bytes();
+                options[..4].copy_from_slice(&[TCPOPT_MSS, TCPOPT_MSS_LEN, mss[0], mss[1]]);
                 olen = 4;
                 if flow.sack {
-                    options[4..8].copy_from_slice(&[1, 1, 4, 2]); // NOP NOP SACK-permitted
+                    options[4..8].copy_from_slice(&[
+                        TCPOPT_NOP,
+                        TCPOPT_NOP,
+                        TCPOPT_SACK_PERMITTED,
+                        TCPOPT_SACK_PERMITTED_LEN,
+                    ]);
                     olen = 8;
                 }
             } else if p.kind == PacketKind::Ack && !p.sack.is_empty() {
-                let n = p.sack.len();
-                options[..4].copy_from_slice(&[1, 1, 5, (2 + 8 * n) as u8]);
+                // Kind and length, then the blocks: 2 + 8n bytes, after two no-ops.
+                let length = 2 + SACK_BLOCK_BYTES * p.sack.len();
+                options[..4].copy_from_slice(&[TCPOPT_NOP, TCPOPT_NOP, TCPOPT_SACK, length as u8]);
                 olen = 4;
                 for (start, end) in p.sack.iter() {
                     options[olen..olen + 4].copy_from_slice(&flow.byte_offset(start).to_be_bytes());
                     options[olen + 4..olen + 8]
                         .copy_from_slice(&flow.byte_offset(end).to_be_bytes());
-                    olen += 8;
+                    olen += SACK_BLOCK_BYTES;
                 }
             }
+            let tcp_header = TCP_HEADER_BYTES as usize + olen;
             let tcp_start = buf.len();
             buf.extend_from_slice(&sport.to_be_bytes());
             buf.extend_from_slice(&dport.to_be_bytes());
             buf.extend_from_slice(&seq.to_be_bytes());
             buf.extend_from_slice(&ack.to_be_bytes());
-            buf.push((((20 + olen) / 4) as u8) << 4);
+            buf.push(((tcp_header / 4) as u8) << 4); // data offset, in 32-bit words
             buf.push(flags);
-            buf.extend_from_slice(&65_535u16.to_be_bytes());
+            buf.extend_from_slice(&TCP_WINDOW.to_be_bytes());
             buf.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
             buf.extend_from_slice(&options[..olen]);
             buf.resize(buf.len() + payload as usize, 0);
@@ -194,22 +268,22 @@ impl PcapSet {
             let tcp_len = (buf.len() - tcp_start) as u32;
             let mut sum = checksum_add(0, &src);
             sum = checksum_add(sum, &dst);
-            sum += 6 + tcp_len;
-            sum = checksum_add(sum, &buf[tcp_start..tcp_start + 20 + olen]);
+            sum += PROTO_TCP as u32 + tcp_len;
+            sum = checksum_add(sum, &buf[tcp_start..tcp_start + tcp_header]);
             let c = checksum_fold(sum).to_be_bytes();
             buf[tcp_start + 16] = c[0];
             buf[tcp_start + 17] = c[1];
-            6u8
+            PROTO_TCP
         };
         let total = buf.len() as u16;
         let id = self.ip_id[p.flow as usize];
         self.ip_id[p.flow as usize] = id.wrapping_add(1);
-        let ip = &mut buf[..20];
-        ip[0] = 0x45;
+        let ip = &mut buf[..ip_len];
+        ip[0] = IPV4_VERSION_IHL;
         ip[2..4].copy_from_slice(&total.to_be_bytes());
         ip[4..6].copy_from_slice(&id.to_be_bytes());
-        ip[6] = 0x40; // don't fragment
-        ip[8] = 64;
+        ip[6] = IPV4_DONT_FRAGMENT;
+        ip[8] = IPV4_TTL;
         ip[9] = proto;
         ip[12..16].copy_from_slice(&src);
         ip[16..20].copy_from_slice(&dst);
@@ -229,9 +303,9 @@ impl PcapSet {
         if self.error.is_some() {
             return;
         }
-        let (path, w) = &mut self.files[(dir / 2) as usize];
+        let (path, w) = &mut self.files[link_of(dir) as usize];
         let len = datagram.len().min(65_535) as u32;
-        let mut rec = [0u8; 16];
+        let mut rec = [0u8; RECORD_HEADER_BYTES];
         rec[..4].copy_from_slice(&((now.0 / 1_000_000_000) as u32).to_le_bytes());
         rec[4..8].copy_from_slice(&((now.0 % 1_000_000_000) as u32).to_le_bytes());
         rec[8..12].copy_from_slice(&len.to_le_bytes());
@@ -272,5 +346,28 @@ mod tests {
     fn node_addresses_are_distinct_and_private() {
         assert_eq!(node_ip(0), [10, 0, 0, 1]);
         assert_eq!(node_ip(255), [10, 0, 1, 0]);
+    }
+
+    #[test]
+    fn flows_past_the_port_range_move_to_another_address_not_another_flows_port() {
+        assert_eq!(flow_source(0, 0), ([10, 0, 0, 1], 10_000));
+        assert_eq!(flow_source(55_535, 0), ([10, 0, 0, 1], 65_535));
+        assert_eq!(flow_source(55_536, 0), ([10, 1, 0, 1], 10_000));
+        assert_eq!(flow_source(100_000, 299), ([10, 1, 1, 44], 54_464));
+        let last = crate::scenario::MAX_FLOWS - 1;
+        assert_eq!(flow_source(last, 0), ([10, 18, 0, 1], 10_351));
+    }
+
+    #[test]
+    fn every_flow_of_the_largest_scenario_has_its_own_source() {
+        // All flows from one node, the case where only the address and port tell them apart.
+        let sources: std::collections::HashSet<([u8; 4], u16)> = (0..crate::scenario::MAX_FLOWS)
+            .map(|i| flow_source(i, 19_999))
+            .collect();
+        assert_eq!(sources.len(), crate::scenario::MAX_FLOWS);
+        // And none is another node's address.
+        assert!(sources
+            .iter()
+            .all(|(ip, _)| ip[1] > 0 || *ip == node_ip(19_999)));
     }
 }

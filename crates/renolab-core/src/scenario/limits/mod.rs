@@ -1,0 +1,117 @@
+//! Limits checked before a run: a scenario that could not finish in a sensible number of
+//! events, or could exhaust memory, is refused while it is validated, with an error naming
+//! the field that makes it so.
+//!
+//! The checks are cheap (one pass over links and flows, with the routes validation computes
+//! anyway) and deliberately rough: [`Estimate::events`] assumes no losses and no
+//! retransmissions, so it errs low and refuses only scenarios that are absurd on their face
+//! (a 100 Gb/s path for 10^6 s); the engine also counts events as it runs and stops a run
+//! that passes `simulation.max_events` anyway. [`Estimate::peak_packets`] errs high: it is
+//! what queues, wires and windows could hold at once, the packet slab's worst case.
+
+mod estimate;
+mod flow_load;
+#[cfg(test)]
+mod tests;
+
+pub use estimate::Estimate;
+
+use super::{Result, Scenario, ScenarioError};
+use crate::net::Routes;
+
+/// Default `simulation.max_events`: ten billion, hours of work at the engine's speed.
+pub const DEFAULT_MAX_EVENTS: u64 = 10_000_000_000;
+/// Default `simulation.max_memory`: 8 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 8 << 30;
+/// Smallest `simulation.max_memory`: 1 MiB.
+pub const MIN_MAX_MEMORY: u64 = 1 << 20;
+/// Most links a scenario may have.
+pub const MAX_LINKS: usize = 100_000;
+/// Most nodes: routing keeps a next-hop table of nodes² entries (4 bytes each), so 20 000
+/// nodes already take 1.6 GB.
+pub const MAX_NODES: usize = 20_000;
+/// Most flows a scenario may have.
+pub const MAX_FLOWS: usize = 1_000_000;
+// Events carry a flow or link-direction index in a few bits of the scheduler's key.
+const _: () = assert!(MAX_FLOWS <= crate::engine::MAX_EVENT_INDEX as usize);
+const _: () =
+    assert!(crate::net::DIRS_PER_LINK * MAX_LINKS <= crate::engine::MAX_EVENT_INDEX as usize);
+
+/// Bytes in binary units (`"8.0 GiB"`).
+fn human_bytes(b: f64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    const MIB: f64 = (1u64 << 20) as f64;
+    match b {
+        _ if b >= 1024.0 * GIB => format!("{:.1} TiB", b / (1024.0 * GIB)),
+        _ if b >= GIB => format!("{:.1} GiB", b / GIB),
+        _ if b >= MIB => format!("{:.1} MiB", b / MIB),
+        _ => format!("{:.0} bytes", b),
+    }
+}
+
+/// Seconds, without trailing zeros (`"0.5"`, `"1000000"`).
+fn human_secs(s: f64) -> String {
+    let text = format!("{s:.6}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Number of nodes, links and flows: refused above the caps before anything is allocated
+/// per node pair.
+pub(in crate::scenario) fn check_counts(nodes: usize, links: usize, flows: usize) -> Result<()> {
+    if links > MAX_LINKS {
+        return Err(ScenarioError::new(
+            "link",
+            format!("{links} links is more than the {MAX_LINKS} allowed"),
+        ));
+    }
+    if nodes > MAX_NODES {
+        return Err(ScenarioError::new(
+            "link",
+            format!(
+                "the links join {nodes} nodes, more than the {MAX_NODES} allowed (routing keeps a table of nodes x nodes)"
+            ),
+        ));
+    }
+    if flows > MAX_FLOWS {
+        return Err(ScenarioError::new(
+            "flow",
+            format!("{flows} flows is more than the {MAX_FLOWS} allowed"),
+        ));
+    }
+    Ok(())
+}
+
+impl Scenario {
+    /// Refuses a scenario whose estimate passes `max_events` or `max_memory`.
+    pub(in crate::scenario) fn check_limits(&self, routes: &Routes) -> Result<()> {
+        let est = self.estimate_with(routes);
+        if let Some((field, why)) = est.segments_blame.clone() {
+            return Err(ScenarioError::new(field, why));
+        }
+        if est.events > self.max_events {
+            let (field, why, _) = est.events_blame.clone().unwrap_or_default();
+            return Err(ScenarioError::new(
+                field,
+                format!(
+                    "the run would take about {:.2e} events ({why}), more than simulation.max_events = {}; shorten the run or raise simulation.max_events",
+                    est.events as f64, self.max_events
+                ),
+            ));
+        }
+        if est.memory_bytes > self.max_memory {
+            let (field, why) = est
+                .memory_blame
+                .clone()
+                .unwrap_or_else(|| ("link".to_string(), format!("{} nodes", self.nodes.len())));
+            return Err(ScenarioError::new(
+                field,
+                format!(
+                    "the run could need about {} of memory ({why}), more than simulation.max_memory = {}; make it smaller or raise simulation.max_memory",
+                    human_bytes(est.memory_bytes as f64),
+                    human_bytes(self.max_memory as f64)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,279 @@
+//! The flows' endpoints: what generates and absorbs each flow's packets (a TCP sender and
+//! receiver, or a constant-bit-rate source and sink), their application start and stop, and
+//! their timers. The simulation sends their packets into its [`Network`] and, as the
+//! network's [`Driver`], receives those that reach their destination.
+
+use super::network::{Driver, Network};
+use super::Simulation;
+use crate::app::{CbrSink, CbrSource};
+use crate::engine::{Event, Scheduler, TimerSlot};
+use crate::net::{Packet, PacketKind};
+use crate::scenario::Variant;
+use crate::tcp::sack::SackBlocks;
+use crate::tcp::sender::SegmentKind;
+use crate::tcp::{TcpReceiver, TcpSender, Window};
+use crate::time::SimTime;
+use crate::trace::{SeqEvent, Tracer};
+
+/// A TCP connection's two endpoints and their timers.
+#[derive(Debug)]
+pub(crate) struct TcpEndpoints {
+    pub(super) variant: Variant,
+    pub(super) sender: TcpSender,
+    pub(super) receiver: TcpReceiver,
+    pub(super) sender_timer: TimerSlot,
+    pub(super) receiver_timer: TimerSlot,
+}
+
+/// What generates and absorbs a flow's packets.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Endpoints {
+    /// A TCP sender and receiver (inline: boxing them costs a pointer chase per packet, and
+    /// the few bytes a CBR flow wastes do not matter).
+    Tcp(TcpEndpoints),
+    /// A constant-bit-rate source and its sink.
+    Cbr {
+        /// Sending side.
+        source: CbrSource,
+        /// Receiving side.
+        sink: CbrSink,
+    },
+}
+
+/// A flow: its endpoints and timing (its packet counters are the network's).
+#[derive(Debug)]
+pub(crate) struct Flow {
+    pub(super) name: String,
+    pub(super) src: u32,
+    pub(super) dst: u32,
+    pub(super) start: SimTime,
+    pub(super) stop: Option<SimTime>,
+    pub(super) endpoints: Endpoints,
+    pub(super) finished: bool,
+    /// Last (cwnd, ssthresh) reported to the tracer.
+    pub(super) traced: Option<(Window, Window)>,
+}
+
+impl<T: Tracer> Driver for Simulation<T> {
+    type Tracer = T;
+
+    // Always inlined: the network's code then reaches its fields from one pointer, as it did
+    // when it was the simulation's own code.
+    #[inline(always)]
+    fn parts(&mut self) -> (&mut Network, &mut Scheduler, &mut T) {
+        (&mut self.network, &mut self.sched, &mut self.tracer)
+    }
+
+    /// Gives `packet`, which reached its destination, to its flow's endpoint there.
+    fn deliver(&mut self, now: SimTime, packet: Packet) {
+        let flow = packet.flow;
+        let state = &mut self.flows[flow as usize];
+        match (&mut state.endpoints, packet.kind) {
+            (Endpoints::Tcp(tcp), PacketKind::Data) => {
+                tcp.receiver.on_segment(now, packet.seq);
+                if !state.finished && tcp.receiver.stats().finished_at.is_some() {
+                    state.finished = true;
+                    self.unfinished -= 1;
+                }
+                self.after_receiver(now, flow);
+            }
+            (Endpoints::Tcp(tcp), PacketKind::Ack) => {
+                tcp.sender.on_ack(now, packet.seq, &packet.sack);
+                if T::ENABLED {
+                    self.tracer
+                        .seq_event(now, flow, SeqEvent::Acked, packet.seq);
+                    if let Some((rtt, srtt, rto)) = tcp.sender.take_rtt_sample() {
+                        self.tracer.rtt_sample(now, flow, rtt, srtt, rto);
+                    }
+                }
+                self.after_sender(now, flow);
+            }
+            (Endpoints::Tcp(tcp), PacketKind::Syn) => {
+                tcp.receiver.on_syn(now);
+                self.after_receiver(now, flow);
+            }
+            (Endpoints::Tcp(tcp), PacketKind::SynAck) => {
+                tcp.sender.on_syn_ack(now);
+                self.after_sender(now, flow);
+            }
+            (Endpoints::Cbr { sink, .. }, PacketKind::Datagram) => sink.on_packet(packet.size),
+            _ => debug_assert!(
+                false,
+                "packet {packet:?} reached the wrong kind of endpoint"
+            ),
+        }
+    }
+}
+
+impl<T: Tracer> Simulation<T> {
+    /// `flow`'s application starts.
+    pub(super) fn on_flow_start(&mut self, now: SimTime, flow: u32) {
+        let state = &mut self.flows[flow as usize];
+        let stop = state.stop;
+        match &mut state.endpoints {
+            Endpoints::Tcp(tcp) => {
+                tcp.sender.start(now);
+                self.after_sender(now, flow);
+            }
+            Endpoints::Cbr { source, .. } => {
+                source.start(now, stop);
+                self.on_cbr_send(now, flow);
+            }
+        }
+    }
+
+    /// `flow`'s application stops offering data.
+    pub(super) fn on_flow_stop(&mut self, now: SimTime, flow: u32) {
+        match &mut self.flows[flow as usize].endpoints {
+            Endpoints::Tcp(tcp) => {
+                tcp.sender.stop_offering();
+                self.after_sender(now, flow);
+            }
+            Endpoints::Cbr { source, .. } => source.stop(),
+        }
+    }
+
+    /// `flow`'s constant-bit-rate source may have a packet due.
+    pub(super) fn on_cbr_send(&mut self, now: SimTime, flow: u32) {
+        let state = &mut self.flows[flow as usize];
+        let Endpoints::Cbr { source, .. } = &mut state.endpoints else {
+            return;
+        };
+        let Some(seq) = source.poll_send(now) else {
+            return;
+        };
+        let size = source.packet_bytes();
+        let next = source.poll_timeout();
+        let (src, dst) = (state.src, state.dst);
+        if let Some(at) = next {
+            self.sched.schedule(at, Event::CbrSend { flow });
+        }
+        if T::ENABLED {
+            self.tracer.seq_event(now, flow, SeqEvent::Sent, seq);
+        }
+        let packet = Packet {
+            flow,
+            kind: PacketKind::Datagram,
+            seq,
+            size,
+            dst,
+            retransmit: false,
+            sent_at: now,
+            sack: SackBlocks::EMPTY,
+        };
+        Network::inject(self, now, src, packet);
+    }
+
+    /// Sends what the TCP sender of `flow` wants to send, re-arms its timer, traces its
+    /// window.
+    fn after_sender(&mut self, now: SimTime, flow: u32) {
+        loop {
+            let state = &mut self.flows[flow as usize];
+            let Endpoints::Tcp(tcp) = &mut state.endpoints else {
+                return;
+            };
+            let Some(tx) = tcp.sender.poll_transmit(now) else {
+                break;
+            };
+            let kind = match tx.kind {
+                SegmentKind::Data => PacketKind::Data,
+                SegmentKind::Syn => PacketKind::Syn,
+            };
+            let packet = Packet {
+                flow,
+                kind,
+                seq: tx.seq,
+                size: tcp.sender.wire_size(tx.payload),
+                dst: state.dst,
+                retransmit: tx.retransmit,
+                sent_at: now,
+                sack: SackBlocks::EMPTY,
+            };
+            if T::ENABLED && kind == PacketKind::Data {
+                let event = if tx.retransmit {
+                    SeqEvent::Retransmitted
+                } else {
+                    SeqEvent::Sent
+                };
+                self.tracer.seq_event(now, flow, event, tx.seq);
+            }
+            let src = state.src;
+            Network::inject(self, now, src, packet);
+        }
+        let state = &mut self.flows[flow as usize];
+        let Endpoints::Tcp(tcp) = &mut state.endpoints else {
+            return;
+        };
+        if let Some(at) = tcp.sender_timer.arm(tcp.sender.poll_timeout()) {
+            self.sched.schedule(at, Event::SenderTimer { flow });
+        }
+        if T::ENABLED {
+            let window = (tcp.sender.inflated_cwnd(), tcp.sender.ssthresh());
+            if state.traced != Some(window) {
+                state.traced = Some(window);
+                self.tracer.cwnd_changed(now, flow, window.0, window.1);
+            }
+        }
+    }
+
+    /// Sends the ACK the TCP receiver of `flow` wants to send and re-arms its timer.
+    fn after_receiver(&mut self, now: SimTime, flow: u32) {
+        let state = &mut self.flows[flow as usize];
+        let Endpoints::Tcp(tcp) = &mut state.endpoints else {
+            return;
+        };
+        if let Some(ack) = tcp.receiver.poll_transmit(now) {
+            let packet = Packet {
+                flow,
+                kind: if ack.syn {
+                    PacketKind::SynAck
+                } else {
+                    PacketKind::Ack
+                },
+                seq: ack.ack,
+                size: tcp.receiver.ack_size(ack.sack.len()),
+                dst: state.src,
+                retransmit: false,
+                sent_at: now,
+                sack: ack.sack,
+            };
+            let receiver_node = state.dst;
+            Network::inject(self, now, receiver_node, packet);
+        }
+        let Endpoints::Tcp(tcp) = &mut self.flows[flow as usize].endpoints else {
+            return;
+        };
+        if let Some(at) = tcp.receiver_timer.arm(tcp.receiver.poll_timeout()) {
+            self.sched.schedule(at, Event::ReceiverTimer { flow });
+        }
+    }
+
+    /// The timer of `flow`'s sender (RTO) may be due.
+    pub(super) fn on_sender_timer(&mut self, now: SimTime, flow: u32) {
+        let Endpoints::Tcp(tcp) = &mut self.flows[flow as usize].endpoints else {
+            return;
+        };
+        if !tcp.sender_timer.fire(now) {
+            return; // stale entry, superseded by an earlier one
+        }
+        if matches!(tcp.sender.poll_timeout(), Some(due) if due <= now) {
+            tcp.sender.on_timeout(now);
+        }
+        self.after_sender(now, flow);
+    }
+
+    /// The timer of `flow`'s receiver (delayed ACK) may be due.
+    pub(super) fn on_receiver_timer(&mut self, now: SimTime, flow: u32) {
+        let Endpoints::Tcp(tcp) = &mut self.flows[flow as usize].endpoints else {
+            return;
+        };
+        if !tcp.receiver_timer.fire(now) {
+            return;
+        }
+        if matches!(tcp.receiver.poll_timeout(), Some(due) if due <= now) {
+            tcp.receiver.on_timeout(now);
+        }
+        self.after_receiver(now, flow);
+    }
+}
