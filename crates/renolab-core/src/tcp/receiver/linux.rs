@@ -14,6 +14,11 @@
 //!   segments wait out of order, the first three duplicate ACKs for a given `rcv_nxt` go at
 //!   once (`TCP_FASTRETRANS_THRESH`); later ones are held up to min(1 ms, RTT/20) or 44
 //!   ACKs, and one ACK carries their SACK information.
+//! - **SACK blocks** (`tcp_sack_new_ofo_skb()`): the receiver remembers up to four distinct
+//!   blocks (`TCP_NUM_SACKS`), the one a segment just changed first, and an ACK carries the
+//!   first three (the option's room beside timestamps). Remembering blocks, not arrivals,
+//!   matters once ACKs are compressed: two segments landing in one block must not push
+//!   another block out of the report.
 
 use crate::time::{SimDuration, SimTime};
 
@@ -29,6 +34,9 @@ pub const COMP_SACK_DELAY: SimDuration = SimDuration::from_millis(1);
 pub const COMP_SACK_NR: u32 = 44;
 /// Linux `TCP_FASTRETRANS_THRESH`: duplicate ACKs sent at once before compression.
 pub const FASTRETRANS_THRESH: u32 = 3;
+/// Linux `TCP_NUM_SACKS`: distinct SACK blocks the receiver remembers.
+pub const NUM_SACKS: usize = 4;
+
 /// The RTO the receiver assumes for its own rules (Linux's initial `icsk_rto`, 1 s, until
 /// it measures the handshake's RTT).
 const RECEIVER_RTO: SimDuration = SimDuration::from_secs(1);
@@ -66,9 +74,35 @@ pub struct LinuxAcks {
     pub rtt: Option<SimDuration>,
     /// When the SYN-ACK was sent.
     pub syn_ack_sent: Option<SimTime>,
+    /// A segment of each remembered SACK block, the most recently changed first.
+    sack_blocks: [u32; NUM_SACKS],
+    sack_len: usize,
 }
 
 impl LinuxAcks {
+    /// Out-of-order segment `seq` arrived; `same_block(other)` tells whether segment `other`
+    /// now lies in `seq`'s block (it may have merged two). That block moves to the front.
+    pub fn note_block(&mut self, seq: u32, same_block: impl Fn(u32) -> bool) {
+        let mut kept = [0u32; NUM_SACKS];
+        let mut n = 0;
+        kept[n] = seq;
+        n += 1;
+        for &other in &self.sack_blocks[..self.sack_len] {
+            if n < NUM_SACKS && !same_block(other) {
+                kept[n] = other;
+                n += 1;
+            }
+        }
+        self.sack_blocks = kept;
+        self.sack_len = n;
+    }
+
+    /// A segment of each remembered block, most recently changed first (blocks since
+    /// delivered in order are the caller's to skip).
+    pub fn blocks(&self) -> impl Iterator<Item = u32> + '_ {
+        self.sack_blocks[..self.sack_len].iter().copied()
+    }
+
     fn rto(&self) -> SimDuration {
         // The receiver's own RTO: its SRTT + max(2 SRTT, 200 ms) after the handshake.
         match self.rtt {
@@ -252,6 +286,21 @@ mod tests {
         assert_eq!(a.deadline(), Some(at(2)));
         // A new rcv_nxt resets the duplicate count.
         assert_eq!(a.decide(at(1), false, false, true, 6), AckNow::Yes);
+    }
+
+    #[test]
+    fn blocks_are_remembered_distinct_most_recently_changed_first() {
+        let mut a = LinuxAcks::default();
+        // Blocks by tens: 10-19 is one block, 30-39 another...
+        let same = |x: u32, y: u32| x / 10 == y / 10;
+        for seq in [10, 11, 30, 31, 50, 51, 70, 90] {
+            a.note_block(seq, |o| same(seq, o));
+        }
+        // Four distinct blocks, newest first: two arrivals in a block count once.
+        assert_eq!(a.blocks().collect::<Vec<_>>(), vec![90, 70, 51, 31]);
+        // A segment changing an older block brings it to the front.
+        a.note_block(32, |o| same(32, o));
+        assert_eq!(a.blocks().collect::<Vec<_>>(), vec![32, 90, 70, 51]);
     }
 
     #[test]

@@ -188,7 +188,9 @@ impl TcpReceiver {
         let out_of_order = seq > self.rcv_nxt;
         let mut emptied_queue = false;
         if out_of_order {
-            self.note_recent(seq);
+            let block = self.out_of_order.run_around(seq);
+            let set = &self.out_of_order;
+            l.note_block(seq, |other| set.run_around(other) == block);
         } else {
             let filled_gap = !self.out_of_order.is_empty();
             self.deliver(seq);
@@ -226,6 +228,14 @@ impl TcpReceiver {
     /// out-of-order arrival first, then the blocks of earlier arrivals not yet covered.
     fn sack_blocks(&self) -> SackBlocks {
         let mut blocks = SackBlocks::EMPTY;
+        if let (true, Some(l)) = (self.config.sack, &self.linux) {
+            for seq in l.blocks() {
+                if let Some((start, end)) = self.out_of_order.run_around(seq) {
+                    blocks.push(start, end);
+                }
+            }
+            return blocks;
+        }
         if self.config.sack {
             for &seq in &self.recent[..self.recent_len] {
                 if let Some((start, end)) = self.out_of_order.run_around(seq) {
