@@ -1,0 +1,157 @@
+"""renolab's ``profile = "linux"`` against the real Linux kernel, over the same emulated paths.
+
+Runs a family of dumbbell scenarios (DropTail bottleneck of 10-50 Mb/s, 20-80 ms RTT,
+0.5-2 BDP of buffer) both through real kernel TCP endpoints (``renolab.emulate``, root
+needed) and through renolab's simulated Linux sender, and prints a markdown table of the
+figures the modern-TCP issues set targets on:
+
+- 10 MB transfers: completion time (target: within 10 % of the kernel's mean) and
+  retransmissions (within 25 %);
+- long flows (``--long`` seconds): goodput (within 5 %) and mean one-way delay of data
+  packets, the queueing delay a flow causes (BBR: within 15 %);
+- two flows sharing the path: the first flow's share of the goodput (within 10 points).
+
+Usage (from the repository root, as root)::
+
+    python benchmarks/linux_validation.py --variants reno cubic --runs 3 > /tmp/table.md
+
+The kernel is not deterministic: figures are means over ``--runs`` runs on consecutive seeds
+(the seeds drive nothing else here, the paths being lossless apart from their queues).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from renolab import Scenario
+from renolab.emulate import emulate, unsupported_reason
+
+#: (rate Mb/s, RTT ms, buffer in BDP): a Latin square over the issue's ranges.
+PATHS = [
+    (10, 20, 0.5),
+    (10, 40, 1.0),
+    (10, 80, 2.0),
+    (20, 20, 1.0),
+    (20, 40, 2.0),
+    (20, 80, 0.5),
+    (50, 20, 2.0),
+    (50, 40, 0.5),
+    (50, 80, 1.0),
+]
+#: Wire size of a full segment under the linux profile (1448 + 52 bytes).
+WIRE_BYTES = 1500
+
+
+def dumbbell(rate: int, rtt: int, bdp: float, flows: list[dict[str, Any]], duration: float | None) -> Scenario:
+    """A two-sender dumbbell: 1 Gb/s, 1 ms access links, the bottleneck takes the rest of
+    the RTT; its DropTail buffer is `bdp` times the bandwidth-delay product in packets."""
+    limit = max(2, round(bdp * rate * 1e6 * rtt / 1e3 / (8 * WIRE_BYTES)))
+    one_way = rtt / 2 - 2  # two access hops of 1 ms each way
+    links = [
+        {"from": "s1", "to": "g", "rate": "1Gbps", "delay": "1ms"},
+        {"from": "s2", "to": "g", "rate": "1Gbps", "delay": "1ms"},
+        {"name": "bottleneck", "from": "g", "to": "h", "rate": f"{rate}Mbps", "delay": f"{one_way:g}ms",
+         "queue": {"kind": "droptail", "limit": limit}},
+        {"from": "h", "to": "r1", "rate": "1Gbps", "delay": "1ms"},
+        {"from": "h", "to": "r2", "rate": "1Gbps", "delay": "1ms"},
+    ]
+    sim: dict[str, Any] = {"profile": "linux", "seed": 1}
+    if duration is not None:
+        sim["duration"] = f"{duration:g}s"
+    return Scenario(simulation=sim, link=links, flow=flows)
+
+
+def flows_of(result: Any) -> dict[str, dict[str, Any]]:
+    return {r["flow"]: r for r in result.flows.to_dict("records")}
+
+
+@dataclass
+class Pair:
+    """A metric's kernel and renolab samples."""
+
+    kernel: list[float]
+    renolab: list[float]
+
+    def row(self, unit: str = "", digits: int = 3) -> str:
+        k, r = statistics.fmean(self.kernel), statistics.fmean(self.renolab)
+        rel = (r - k) / k * 100 if k else float("nan")
+        return f"{k:.{digits}f}{unit} | {r:.{digits}f}{unit} | {rel:+.1f} %"
+
+
+def both(scenario: Scenario, runs: int, **metrics) -> dict[str, Pair]:
+    """Each metric of `scenario` through the kernel and renolab, `runs` seeds each."""
+    pairs = {name: Pair([], []) for name in metrics}
+    for i in range(runs):
+        s = scenario.with_seed(1 + i)
+        kernel, sim = flows_of(emulate(s)), flows_of(s.run())
+        for name, metric in metrics.items():
+            pairs[name].kernel.append(metric(kernel))
+            pairs[name].renolab.append(metric(sim))
+    return pairs
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--variants", nargs="+", default=["reno", "cubic"])
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--long", type=float, default=15.0, help="seconds of the long-flow runs")
+    p.add_argument("--paths", type=int, default=len(PATHS), help="how many of the paths to run")
+    args = p.parse_args(argv)
+    reason = unsupported_reason()
+    if reason:
+        print(f"cannot emulate here: {reason}", file=sys.stderr)
+        return 2
+    started = time.time()
+    print(f"Runs per cell: {args.runs}; long flows {args.long:g} s; {time.strftime('%Y-%m-%d')}.\n")
+    for variant in args.variants:
+        print(f"### {variant}\n")
+        print("| path | buffer | metric | Linux | renolab | diff |")
+        print("|---|---|---|---|---|---|")
+        for rate, rtt, bdp in PATHS[: args.paths]:
+            label = f"{rate} Mb/s, {rtt} ms | {bdp:g} BDP"
+            one = [{"name": "f1", "src": "s1", "dst": "r1", "variant": variant, "bytes": 10_000_000}]
+            sc = dumbbell(rate, rtt, bdp, one, None)
+            m = both(
+                sc,
+                args.runs,
+                time=lambda f: f["f1"]["completion_time_s"],
+                retx=lambda f: f["f1"]["retransmits"],
+            )
+            print(f"| {label} | 10 MB completion (s) | {m['time'].row()} |")
+            print(f"| {label} | 10 MB retransmissions | {m['retx'].row(digits=1)} |")
+            longf = [{"name": "f1", "src": "s1", "dst": "r1", "variant": variant}]
+            sc = dumbbell(rate, rtt, bdp, longf, args.long)
+            m = both(
+                sc,
+                args.runs,
+                goodput=lambda f: f["f1"]["goodput_bps"] / 1e6,
+                delay=lambda f: f["f1"]["mean_latency_s"] * 1e3,
+            )
+            print(f"| {label} | long-flow goodput (Mb/s) | {m['goodput'].row()} |")
+            print(f"| {label} | mean one-way delay (ms) | {m['delay'].row(digits=2)} |")
+            two = [
+                {"name": "f1", "src": "s1", "dst": "r1", "variant": variant},
+                {"name": "f2", "src": "s2", "dst": "r2", "variant": variant, "start": "1s"},
+            ]
+            sc = dumbbell(rate, rtt, bdp, two, args.long)
+
+            def share(f: dict[str, dict[str, Any]]) -> float:
+                a, b = f["f1"]["goodput_bps"], f["f2"]["goodput_bps"]
+                return 100 * a / (a + b)
+
+            sh = both(sc, args.runs, share=share)["share"]
+            k, r = statistics.fmean(sh.kernel), statistics.fmean(sh.renolab)
+            print(f"| {label} | two flows: first flow's share (%) | {k:.1f} | {r:.1f} | {r - k:+.1f} points |")
+            sys.stdout.flush()
+        print()
+    print(f"Total wall time {time.time() - started:.0f} s.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
