@@ -6,6 +6,8 @@ use pyo3::prelude::*;
 mod errors;
 mod scenario;
 mod sim;
+mod trace;
+mod units;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -14,5 +16,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     scenario::register(m)?;
     sim::register(m)?;
+    trace::register(m)?;
+    units::register(m)?;
     Ok(())
 }
