@@ -288,8 +288,9 @@ class Sweep:
           single-threaded worker processes.  Dask workers write the run files into
           *out* when they share its file system, and this process writes the ones
           they could not.
-        - *progress*: print a progress line (done / total, rate, ETA) to *stream*
-          (default ``sys.stderr``).
+        - *progress*: show the progress (done / total, rate, ETA) on *stream* (default
+          ``sys.stderr``): a bar on a terminal or in a notebook, a line at every 10 %
+          otherwise (:class:`renolab.progress.Progress`).
 
         Returns a :class:`SweepResult` (``runs, summary = sweep.run(...)``).  Ctrl-C
         stops the workers and raises :class:`SweepInterrupted`; runs that finished are
@@ -304,6 +305,7 @@ class Sweep:
 
 
 def format_params(params: Mapping[str, Any]) -> str:
+    """A point's parameters for messages: ``flow.f1.variant="reno", ...``."""
     if not params:
         return "base scenario"
     return ", ".join(f"{k}={json.dumps(v, default=str)}" for k, v in params.items())
