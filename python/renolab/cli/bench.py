@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 from renolab import __version__, bench
+from renolab.cli._common import EXIT_OK
 
 
 def _positive_int(text: str) -> int:
@@ -88,7 +89,9 @@ def _cases(args: argparse.Namespace) -> Iterator[bench.Case]:
         )
     if args.large:
         seconds = args.duration or bench.parse_duration(bench.LARGE_DURATION)
-        yield bench.Case("large dumbbell", bench.LARGE_FLOWS, bench.LARGE_RATE_BPS, seconds, bench.bdp_packets(bench.LARGE_RATE_BPS))
+        yield bench.Case(
+            "large dumbbell", bench.LARGE_FLOWS, bench.LARGE_RATE_BPS, seconds, bench.bdp_packets(bench.LARGE_RATE_BPS)
+        )
 
 
 def _cpu_model() -> str:
@@ -136,4 +139,4 @@ def run(args: argparse.Namespace) -> int:
             progress(f"lee2001 grid {k + 1}/{args.repeat}")
             runs.append(bench.run_lee2001_grid(args.jobs))
         print("\n" + bench.format_grid(runs), flush=True)
-    return 0
+    return EXIT_OK

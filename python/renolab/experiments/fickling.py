@@ -159,6 +159,8 @@ def exp3_reduce(result: Any) -> dict[str, Any]:
 
 def reproduce(out: Path, quick: bool = False, workers: int | None = None) -> Path:
     """Run the study and write its report into *out*; return the path of report.md."""
+    from renolab.experiments.fickling_figures import fig_exp1, fig_exp3, fig_jain, fig_newreno_vegas, fig_pair
+
     start = time.perf_counter()
     out = Path(out)
     paper = paper_values(STUDY)
@@ -423,8 +425,6 @@ def reproduce(out: Path, quick: bool = False, workers: int | None = None) -> Pat
         "flow's mean goodput from 3 s after the start on (seed 1; holds below 50 %)",
         max(dips) <= 0.5,
     )
-
-    from renolab.experiments.fickling_figures import fig_exp1, fig_pair, fig_newreno_vegas, fig_jain, fig_exp3
 
     # ----- setup, figures, tables ------------------------------------------------------------------------
     report.heading("Setup")

@@ -232,6 +232,7 @@ def reproduce(out: Any, quick: bool = False, workers: int | None = None) -> Any:
 
     import pandas as pd
 
+    from renolab.experiments.joo2000_report import write_report
     from renolab.experiments.report import Report, paper_values
     from renolab.experiments.runner import run_many
 
@@ -261,8 +262,6 @@ def reproduce(out: Any, quick: bool = False, workers: int | None = None) -> Any:
     report = Report("joo2000", paper["paper"]["title"], paper["paper"]["citation"], out)
     report.meta["mode"] = "quick (n in {3, 6}, 10 seeds)" if quick else f"full ({FULL_SEEDS} seeds with PWD, {FULL_SEEDS_NOPWD} without, per point)"
     report.meta["runs"] = len(plan) + (0 if sensitivity is None else len(sensitivity))
-    from renolab.experiments.joo2000_report import write_report
-
     write_report(report, runs, paper, quick, sensitivity)
     for n, b, dl, p in sorted({(n, b, dl, p) for n, b, dl, p, _ in plan}):
         name = f"n{n}-{b:g}mbps-{'delack' if dl else 'nodelack'}-{'pwd' if p else 'nopwd'}"

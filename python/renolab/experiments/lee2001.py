@@ -242,6 +242,7 @@ def reproduce(out: Any, quick: bool = False, workers: int | None = None) -> Any:
 
     import pandas as pd
 
+    from renolab.experiments.lee2001_report import write_report
     from renolab.experiments.report import Report, paper_values
     from renolab.experiments.runner import run_many
 
@@ -282,8 +283,6 @@ def reproduce(out: Any, quick: bool = False, workers: int | None = None) -> Any:
     report = Report("lee2001", paper["paper"]["title"], paper["paper"]["citation"], out)
     report.meta["mode"] = "quick (reduced grid)" if quick else "full grid"
     report.meta["runs"] = len(points)
-    from renolab.experiments.lee2001_report import write_report
-
     write_report(report, grid, details, paper, quick)
     for setting, variant, c, a in points:
         report.scenario(_point_name(setting, variant, c, a), _point_scenario(setting, c, a, variant))
