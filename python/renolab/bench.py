@@ -28,25 +28,23 @@ this process: ``Scenario.run()`` against the core's own timing of its event loop
 
 from __future__ import annotations
 
-import argparse
-import concurrent.futures
 import json
 import math
-import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 from renolab import _core
 from renolab._core import SimulationError
+from renolab.pool import cpu_count, run_each
 from renolab.scenario import Scenario
+from renolab.units import duration_ns
 
 #: Payload and header bytes of a data segment (1500 bytes on the wire).
 MSS_BYTES = 1460
@@ -69,8 +67,6 @@ ACCESS_QUEUE_PACKETS = 100_000
 #: Delivered-packet counts of the two simulators must agree this closely (fraction).
 AGREEMENT = 0.02
 
-_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ns|us|ms|s|min)?\s*$")
-_UNIT_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 
 
 # -- the scenario -------------------------------------------------------------
@@ -153,11 +149,15 @@ def reference_scenario(
 
 
 def parse_duration(text: str) -> float:
-    """``"30s"``, ``"500ms"``, ``"1.5min"`` or a bare number of seconds, in seconds."""
-    match = _DURATION.match(text)
-    if not match:
-        raise ValueError(f"{text!r} is not a duration; use e.g. 30s or 500ms")
-    seconds = float(match.group(1)) * _UNIT_S[match.group(2) or "s"]
+    """``"30s"``, ``"500ms"``, ``"1.5min"`` (read as a scenario's durations are,
+    :func:`renolab.units.duration_ns`) or a bare number of seconds, in seconds."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            seconds = duration_ns(text) / 1e9
+        except ValueError:
+            raise ValueError(f"{text!r} is not a duration; use e.g. 30s or 500ms") from None
     if not (seconds > 0 and math.isfinite(seconds)):
         raise ValueError(f"{text!r}: the duration must be positive")
     return seconds
@@ -480,10 +480,13 @@ def run_lee2001_grid(
     The wall time covers the whole sweep, starting the workers included.
     """
     todo = list(lee2001_grid_points() if points is None else points)
-    workers = jobs or os.cpu_count() or 1
+    workers = jobs or cpu_count()
+    done: list[Any] = [None] * len(todo)
     start = time.perf_counter()
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-        done = list(pool.map(_grid_point, todo))
+    for index, point, error in run_each(_grid_point, todo, workers=workers, in_process_errors=()):
+        if error is not None:
+            raise error
+        done[index] = point
     return GridRun(wall_s=time.perf_counter() - start, workers=workers, points=done)
 
 
@@ -503,133 +506,3 @@ def format_grid(runs: Sequence[GridRun]) -> str:
             f"{finished}/{len(first.points)} transfers finished",
         ]
     )
-
-
-# -- command line -----------------------------------------------------------------
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
-    return value
-
-
-def _duration_arg(text: str) -> float:
-    try:
-        return parse_duration(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _against(text: str) -> str:
-    if text != "ns2":
-        raise argparse.ArgumentTypeError(f"{text!r}: the only peer is ns2")
-    return text
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``renolab bench``."""
-    parser.description = (
-        "Measure renolab on the reference dumbbell (1 and 10 Reno flows over 1 Gb/s, 30 simulated "
-        "seconds), optionally side by side with ns-2.35 on the same scenario. Figure of merit: data "
-        "packets delivered in order per wall-clock second of the run. Each run is a fresh child "
-        "process; the report gives the median and [min-max] over the repeats."
-    )
-    parser.add_argument(
-        "--against", type=_against, metavar="ns2", help="also run ns-2.35 (`ns`) on the same scenario, alternating"
-    )
-    parser.add_argument(
-        "--flows",
-        type=_positive_int,
-        action="append",
-        metavar="N",
-        help="reference dumbbell with N flows (repeatable; default: 1 and 10 unless --large or --lee2001-grid)",
-    )
-    parser.add_argument("--repeat", type=_positive_int, default=3, metavar="K", help="runs per case (default 3)")
-    parser.add_argument(
-        "--duration",
-        type=_duration_arg,
-        metavar="TIME",
-        help=f"simulated time of the dumbbell cases, e.g. 1s (default {REFERENCE_DURATION}; "
-        f"{LARGE_DURATION} for --large)",
-    )
-    parser.add_argument(
-        "--large",
-        action="store_true",
-        help=f"{LARGE_FLOWS} flows over a {LARGE_RATE_BPS / 1e9:g} Gb/s bottleneck",
-    )
-    parser.add_argument(
-        "--lee2001-grid",
-        action="store_true",
-        help="the 72 runs of lee2001's grid as a sweep over every core (wall time)",
-    )
-    parser.add_argument("--jobs", type=_positive_int, metavar="N", help="worker processes for the grid (default: cores)")
-    parser.add_argument(
-        "--ns2-script",
-        metavar="FILE",
-        help="the ns-2 side (default: benchmarks/dumbbell.tcl of the source tree)",
-    )
-
-
-def _cases(args: argparse.Namespace) -> Iterator[Case]:
-    flows = args.flows or ([] if (args.large or args.lee2001_grid) else [1, 10])
-    for n in flows:
-        seconds = args.duration or parse_duration(REFERENCE_DURATION)
-        yield Case(
-            "reference dumbbell", n, REFERENCE_RATE_BPS, seconds, bdp_packets(REFERENCE_RATE_BPS)
-        )
-    if args.large:
-        seconds = args.duration or parse_duration(LARGE_DURATION)
-        yield Case("large dumbbell", LARGE_FLOWS, LARGE_RATE_BPS, seconds, bdp_packets(LARGE_RATE_BPS))
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "CPU"
-
-
-def run_command(args: argparse.Namespace) -> int:
-    """``renolab bench``: runs the selected cases and prints one report per case."""
-    against_ns2 = args.against == "ns2"
-    script: Optional[Path] = None
-    note: Optional[str] = None
-    if against_ns2:
-        script = Path(args.ns2_script) if args.ns2_script else default_ns2_script()
-        if not script.is_file():
-            raise FileNotFoundError(2, "ns-2 script not found (run from the source tree or pass --ns2-script)", str(script))
-        if ns2_executable() is None:
-            note = "skipped: ns-2 is not installed (no `ns` on PATH)"
-            script = None
-    else:
-        note = "not run (pass --against ns2)"
-
-    def progress(message: str) -> None:
-        if sys.stderr.isatty():
-            print(f"... {message}", file=sys.stderr, flush=True)
-
-    print(
-        f"renolab bench: renolab {_core.__version__}, Python {sys.version.split()[0]}, "
-        f"{os.cpu_count()} x {_cpu_model()}{'' if script is None else f'; ns-2: {ns2_executable()}'}",
-        flush=True,
-    )
-    for case in _cases(args):
-        case.ns2_note = note
-        run_case(case, args.repeat, against_ns2=script is not None, ns2_script=script, progress=progress)
-        print("\n" + format_case(case), flush=True)
-    if args.lee2001_grid:
-        runs = []
-        for k in range(args.repeat):
-            progress(f"lee2001 grid {k + 1}/{args.repeat}")
-            runs.append(run_lee2001_grid(args.jobs))
-        print("\n" + format_grid(runs), flush=True)
-    return 0

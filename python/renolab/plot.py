@@ -7,13 +7,12 @@ directory with :meth:`renolab.Result.load` -- and returns a :class:`matplotlib.f
     fig = result.plot.cwnd()            # or renolab.plot.cwnd(result)
     fig.savefig("cwnd.svg")
 
-``renolab plot DIR [--kind cwnd,seq,throughput,queue,summary] [--format png,svg]`` writes
-them from the saved files of a run directory.
+``renolab plot DIR [--kind cwnd,seq,throughput,queue,summary] [--format png,svg]``
+(:mod:`renolab.cli.plot`) writes them from the saved files of a run directory.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -294,51 +293,6 @@ def save_figures(
                 fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata)
                 written.append(path)
     return written
-
-
-# ----- command line -----------------------------------------------------------------------------
-
-
-def _names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of ``renolab plot``."""
-    parser.add_argument("run_dir", metavar="DIR", help="a run directory (written by renolab run)")
-    parser.add_argument(
-        "--kind",
-        metavar="KIND[,KIND...]",
-        type=_names,
-        action="append",
-        help=f"figures to draw: {', '.join(KINDS)} (default: every one the recorded traces allow)",
-    )
-    parser.add_argument(
-        "--format",
-        metavar="FMT[,FMT...]",
-        type=_names,
-        default=None,
-        help="image formats: png, svg, pdf (default png)",
-    )
-    parser.add_argument("--out", metavar="PLOT_DIR", help="where to write the figures (default DIR/plots)")
-
-
-def run_command(args: argparse.Namespace) -> int:
-    """``renolab plot``: draw the figures of a run directory."""
-    from renolab.results import Result
-
-    run = Result.load(args.run_dir)
-    kinds = [k for group in args.kind for k in group] if args.kind else None
-    formats = args.format or ["png"]
-    out = Path(args.out) if args.out else Path(args.run_dir) / "plots"
-    try:
-        written = save_figures(run, out, kinds=kinds, formats=formats)
-    except ValueError as exc:
-        from renolab._core import ScenarioError
-
-        raise ScenarioError(str(exc)) from None
-    print(f"wrote {', '.join(p.name for p in written)} to {out}")
-    return 0
 
 
 # ----- helpers ----------------------------------------------------------------------------------

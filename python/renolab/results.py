@@ -1,42 +1,31 @@
-"""Simulation results: per-flow statistics, run summary, recorded traces, metrics and plots."""
+"""Simulation results: per-flow statistics, run summary, recorded traces, metrics and plots.
+
+Building a :class:`Result` and saving its tables needs neither pandas nor numpy (a sweep's
+worker and ``renolab run`` without traces never import them); the DataFrames are built
+when first read, and traces are decoded by :mod:`renolab.traces` when asked for.
+"""
 
 from __future__ import annotations
 
 import functools
-import html
 import json
 import math
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-import numpy as np
-import pandas as pd
-
-from renolab import _core, metrics
-from renolab.traces import (
-    CHUNK_ROWS,
-    DROP_CAUSES,
-    FORMATS,
-    HOP_EVENTS,
-    PACKET_KINDS,
-    SEQ_EVENTS,
-    TRACE_NAMES,
-    Ns2Numbering,
-    RawTrace,
-    decode_records,
-    hops_columns,
-    read_table,
-    restore_types,
-    write_csv,
-    write_frames,
-    write_ns2,
-)
+from renolab import _core, tables
+from renolab.routing import bottleneck_rows
+from renolab.traces import CHUNK_ROWS, DROP_CAUSES, FORMATS, HOP_EVENTS, PACKET_KINDS, SEQ_EVENTS, TRACE_NAMES
+from renolab.units import parse_duration_s, parse_rate_bps
 
 if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
     from matplotlib.figure import Figure
+
+    from renolab.traces.decode import RawTrace
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -94,7 +83,11 @@ class Result:
         self.summary["renolab_version"] = _core.__version__
         self.summary["wall_time_s"] = wall_time_s
         self.summary["scenario"] = dict(scenario)
-        self._raw: dict[str, RawTrace] = {name: RawTrace(name, entry) for name, entry in (raw.get("traces") or {}).items()}
+        self._raw: dict[str, RawTrace] = {}
+        if raw.get("traces"):
+            from renolab.traces.decode import RawTrace
+
+            self._raw = {name: RawTrace(name, entry) for name, entry in raw["traces"].items()}
         self._files: dict[str, Path] = {}
         self._trace_cache: dict[str, pd.DataFrame] = {}
         self._validated: dict[str, Any] | None = dict(normalised) if normalised is not None else None
@@ -115,18 +108,18 @@ class Result:
     @functools.cached_property
     def flows(self) -> pd.DataFrame:
         """Per-flow statistics, one row per flow (see the class docstring)."""
-        return _table_frame(self._tables["flows"])
+        return tables.to_frame(self._tables["flows"])
 
     @functools.cached_property
     def links(self) -> pd.DataFrame:
         """Per-link-direction statistics, one row per direction."""
-        return _table_frame(self._tables["links"])
+        return tables.to_frame(self._tables["links"])
 
     def _records(self, table: str) -> list[dict[str, Any]]:
         """Rows of ``flows`` or ``links`` as dicts, missing numbers None, without pandas
         (unless the result was loaded from a directory: the frame is all there is then)."""
-        columns = self._tables[table] if self._tables is not None else _columns(getattr(self, table))
-        normalised = {name: _numeric_or_none(values) for name, values in columns.items()}
+        columns = self._tables[table] if self._tables is not None else tables.columns_of(getattr(self, table))
+        normalised = {name: tables.numeric_or_none(values) for name, values in columns.items()}
         return [dict(zip(normalised, row)) for row in zip(*normalised.values())]
 
     # ----- construction from a run directory ---------------------------------------------------
@@ -135,6 +128,8 @@ class Result:
     def load(cls, directory: PathLike) -> Result:
         """Read a run directory written by :meth:`save` or ``renolab run`` (flows.csv,
         links.csv, summary.json and any ``<trace>.parquet`` / ``<trace>.csv``)."""
+        import pandas as pd
+
         root = Path(directory)
         if not (root / "flows.csv").is_file():
             raise FileNotFoundError(2, "not a renolab run directory (no flows.csv)", str(root))
@@ -154,11 +149,14 @@ class Result:
         self._trace_cache = {}
         self._validated = None
         if "rate_bps" not in self.links.columns and "link" in self.links.columns:
-            for column, values in _link_extras(_columns(self.links), self._scenario_normalised()).items():
+            for column, values in _link_extras(tables.columns_of(self.links), self._scenario_normalised()).items():
                 self.links[column] = values
         if "mu" not in self.flows.columns and len(self.flows):
             extras = _flow_extras(
-                _columns(self.flows), _columns(self.links), self._scenario_normalised(), self.summary.get("sim_time_s")
+                tables.columns_of(self.flows),
+                tables.columns_of(self.links),
+                self._scenario_normalised(),
+                self.summary.get("sim_time_s"),
             )
             for column, values in extras.items():
                 self.flows[column] = values
@@ -184,6 +182,8 @@ class Result:
         ``docs/outputs.md``).  Raises :class:`TraceNotRecordedError` if *name* was not
         requested when running.  For traces too large for memory use :meth:`iter_trace`.
         """
+        from renolab.traces.files import read_table
+
         self._check_recorded(name)
         if name in self._trace_cache:
             return self._trace_cache[name].copy()
@@ -199,6 +199,8 @@ class Result:
     def iter_trace(self, name: str, chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
         """Yield a recorded trace as DataFrames of at most *chunk_rows* rows, in order,
         reading a spilled or saved trace piece by piece so memory stays bounded."""
+        from renolab.traces.decode import restore_types
+
         self._check_recorded(name)
         if name in self._raw:
             for chunk in self._raw[name].chunks(chunk_rows):
@@ -211,6 +213,8 @@ class Result:
             for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows):
                 yield restore_types(name, batch.to_pandas(), self._flow_names(), self._link_names())
         else:
+            import pandas as pd
+
             for frame in pd.read_csv(path, chunksize=chunk_rows):
                 yield restore_types(name, frame, self._flow_names(), self._link_names())
 
@@ -222,13 +226,24 @@ class Result:
             )
 
     def _decode(self, name: str, records: np.ndarray) -> pd.DataFrame:
+        from renolab.traces.decode import decode_records
+
         return decode_records(name, records, self._flow_names(), self._link_names())
 
     def _flow_names(self) -> list[str]:
-        return [str(f) for f in self.flows["flow"]] if "flow" in self.flows else []
+        flows = self._table_columns("flows")
+        return [str(f) for f in flows["flow"]] if "flow" in flows else []
 
     def _link_names(self) -> list[str]:
-        return [str(link) for link in self.links["link"]] if "link" in self.links else []
+        links = self._table_columns("links")
+        return [str(link) for link in links["link"]] if "link" in links else []
+
+    def _table_columns(self, table: str) -> Mapping[str, Any]:
+        """``flows`` or ``links`` as columns: the core's lists, or the DataFrame once built."""
+        if self._tables is not None and table not in self.__dict__:
+            return self._tables[table]
+        frame = getattr(self, table)
+        return {c: frame[c] for c in frame.columns}
 
     def _empty_trace(self, name: str) -> pd.DataFrame:
         if name in self._raw:
@@ -266,11 +281,12 @@ class Result:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = [out / "flows.csv", out / "links.csv", out / "summary.json"]
-        with open(written[0], "w", encoding="utf-8", newline="") as f:
-            write_csv(self.flows, f)
-        with open(written[1], "w", encoding="utf-8", newline="") as f:
-            write_csv(self.links, f)
+        for table, path in (("flows", written[0]), ("links", written[1])):
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                self._write_table(table, f)
         written[2].write_text(json.dumps(self.summary, sort_keys=True, indent=2, default=str) + "\n", encoding="utf-8")
+        if names:
+            from renolab.traces.files import write_frames
         for name in names:
             path = out / f"{name}.{format}"
             if self._files.get(name) == path:
@@ -282,6 +298,17 @@ class Result:
             written.append(self.write_ns2_trace(out / "ns2.tr"))
         return written
 
+    def _write_table(self, table: str, f: Any) -> None:
+        """Write ``flows`` or ``links`` as CSV: from the core's columns with the standard
+        library while no DataFrame was built, else the DataFrame (which may have been
+        changed) with pandas; the bytes are the same."""
+        if self._tables is not None and table not in self.__dict__:
+            tables.write_csv(self._tables[table], f)
+        else:
+            from renolab.traces.files import write_csv
+
+            write_csv(getattr(self, table), f)
+
     def write_ns2_trace(self, path: PathLike) -> Path:
         """Write the ``hops`` trace as ns-2 trace lines (``+ - r d`` events) to *path*.
 
@@ -290,6 +317,9 @@ class Result:
         in the links table, ``fid`` and both ports the flow's index, ``type`` ``tcp`` /
         ``ack`` / ``cbr``, time rounded to the microsecond as ns-2 prints it.
         """
+        from renolab.traces.decode import hops_columns
+        from renolab.traces.ns2 import Ns2Numbering, write_ns2
+
         self._check_recorded("hops")
         numbering = Ns2Numbering(self.links, self.flows)
         target = Path(path)
@@ -307,18 +337,24 @@ class Result:
     def throughput(self, bin_s: float | None = None) -> pd.DataFrame:
         """Per-flow ``sent_bps`` and ``goodput_bps`` in time bins (default: about 100 bins)
         from the ``seq`` trace, see :func:`renolab.metrics.throughput_series`."""
+        from renolab import metrics
+
         seq = self.trace("seq")
         return metrics.throughput_series(seq, bin_s or self._default_bin(), self.segment_bytes())
 
     def normalised_throughput(self, bin_s: float | None = None) -> pd.DataFrame:
         """lee2001's T_N(t): goodput per bin over the flow's bottleneck capacity
         (:func:`renolab.metrics.normalised_throughput`)."""
+        from renolab import metrics
+
         capacity = dict(zip(self.flows["flow"].astype(str), self.flows["bottleneck_bps"]))
         return metrics.normalised_throughput(self.trace("seq"), bin_s or self._default_bin(), capacity, self.segment_bytes())
 
     def recovery_episodes(self) -> pd.DataFrame:
         """joo2000's recovery analysis of every loss episode, from the ``seq`` trace (and
         the ``cwnd`` trace for W, if recorded): :func:`renolab.metrics.recovery_episodes`."""
+        from renolab import metrics
+
         cwnd = self.trace("cwnd") if self.has_trace("cwnd") else None
         return metrics.recovery_episodes(self.trace("seq"), cwnd)
 
@@ -329,6 +365,10 @@ class Result:
         ``goodput_bps``.  With *bin_s*: per time bin (needs the ``seq`` trace), ``bottleneck,
         time_s, jain, flows``.
         """
+        import pandas as pd
+
+        from renolab import metrics
+
         groups = self.flows.groupby("bottleneck", sort=False)["flow"].apply(lambda s: [str(f) for f in s])
         if bin_s is None:
             goodput = dict(zip(self.flows["flow"].astype(str), self.flows["goodput_bps"]))
@@ -346,16 +386,22 @@ class Result:
 
     def packet_latency(self, kind: str = "data") -> pd.DataFrame:
         """One-way latency of every arrived packet of *kind*, from the ``hops`` trace."""
+        from renolab import metrics
+
         return metrics.packet_latency(self.trace("hops"), self.flows, self.links, kind=kind)
 
     def link_utilisation(self, bin_s: float | None = None) -> pd.DataFrame:
         """Per link direction and time bin: the fraction of the bin spent transmitting, from
         the ``hops`` trace (:func:`renolab.metrics.link_utilisation_series`)."""
+        from renolab import metrics
+
         rates = dict(zip(self.links["link"].astype(str), self.links["rate_bps"]))
         return metrics.link_utilisation_series(self.trace("hops"), bin_s or self._default_bin(), rates)
 
     def drops_by_cause(self, by: str = "link") -> pd.DataFrame:
         """Drops per link direction (or per flow) and cause, from the ``drops`` trace."""
+        from renolab import metrics
+
         return metrics.drops_by_cause(self.trace("drops"), by=by)
 
     def _default_bin(self) -> float:
@@ -406,6 +452,8 @@ class Result:
 
     def _repr_html_(self) -> str:
         table = self.flows.to_html(index=False, max_rows=20, na_rep="–")
+        import html
+
         return f"<p><b>renolab.Result</b>: {html.escape(self._headline())}</p>{table}"
 
 
@@ -456,64 +504,6 @@ class _PlotAccessor:
 # ----- helpers --------------------------------------------------------------------------------------
 
 
-def _table_frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
-    """Build a DataFrame from a dict of columns; numeric columns with missing values become float with NaN."""
-    data: dict[str, Any] = {}
-    for name, values in columns.items():
-        normalised = _numeric_or_none(values)
-        if normalised is values:
-            data[name] = values
-        else:
-            data[name] = np.array([math.nan if v is None else v for v in normalised], dtype=np.float64)
-    return pd.DataFrame(data)
-
-
-def _numeric_or_none(values: list[Any]) -> list[Any]:
-    """A numeric column with missing values (None or NaN) as floats and None, as a DataFrame
-    holds it (floats and NaN); any other column as it is (the same list)."""
-    if any(map(_is_missing, values)) and all(_is_number_or_none(v) for v in values):
-        return [None if _is_missing(v) else float(v) for v in values]
-    return values
-
-
-def _is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _columns(frame: pd.DataFrame) -> dict[str, list[Any]]:
-    """A DataFrame as a dict of lists, NaN as None (the shape the core's tables come in)."""
-    return {c: [None if isinstance(v, float) and math.isnan(v) else v for v in frame[c].tolist()] for c in frame.columns}
-
-
-def _is_number_or_none(value: Any) -> bool:
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
-
-
-_NUMBER_UNIT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/]*)\s*$")
-_RATE_SCALE = {"bps": 1.0, "b/s": 1.0, "kbps": 1e3, "kb/s": 1e3, "mbps": 1e6, "mb/s": 1e6, "gbps": 1e9, "gb/s": 1e9}
-_DURATION_SCALE = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
-
-
-def parse_rate_bps(text: Any) -> float:
-    """A rate as written in scenarios (``"10Mbps"``) in bit/s; NaN if unreadable."""
-    if isinstance(text, (int, float)):
-        return float(text)
-    match = _NUMBER_UNIT.match(str(text))
-    if not match or match.group(2).lower() not in _RATE_SCALE:
-        return math.nan
-    return float(match.group(1)) * _RATE_SCALE[match.group(2).lower()]
-
-
-def parse_duration_s(text: Any) -> float:
-    """A duration as written in scenarios (``"10ms"``) in seconds; NaN if unreadable."""
-    if isinstance(text, (int, float)):
-        return float(text)
-    match = _NUMBER_UNIT.match(str(text))
-    if not match or match.group(2) not in _DURATION_SCALE:
-        return math.nan
-    return float(match.group(1)) * _DURATION_SCALE[match.group(2)]
-
-
 def _link_extras(links: Mapping[str, Sequence[Any]], scenario: Mapping[str, Any] | None) -> dict[str, list[float]]:
     """``rate_bps`` and ``delay_s`` of every link direction, from the normalised scenario."""
     by_name = {str(link.get("name")): link for link in (scenario or {}).get("link", [])}
@@ -559,7 +549,7 @@ def _flow_extras(
     end = float(sim_time_s) if isinstance(sim_time_s, (int, float)) else math.nan
     sizes = _segment_sizes(flows, scenario)
     if {"from", "to", "link"} <= set(links) and "rate_bps" in links and {"src", "dst"} <= set(flows):
-        necks = metrics._bottleneck_rows(flows, links)
+        necks = bottleneck_rows(flows, links)
     else:
         necks = [(n, None, math.nan, []) for n in names]
     out: dict[str, list[Any]] = {c: [] for c in FLOW_EXTRA_COLUMNS}
@@ -578,3 +568,4 @@ def _flow_extras(
         out["bottleneck_bps"].append(capacity)
         out["mu"].append(delivered * 8.0 / (capacity * t_c) if capacity > 0 and t_c > 0 else math.nan)
     return out
+

@@ -20,8 +20,6 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Union
 
-import tomli_w
-
 from renolab import _core
 from renolab._core import ScenarioError
 
@@ -125,6 +123,8 @@ class Scenario:
 
     def to_toml(self) -> str:
         """Serialise to TOML text (keys whose value is ``None`` are left out)."""
+        import tomli_w
+
         return tomli_w.dumps(_plain(self._data, "", for_json=False))
 
     def to_json(self) -> str:

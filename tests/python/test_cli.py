@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import pytest
 
@@ -147,3 +148,41 @@ def test_the_renolab_console_script_points_at_cli_main():
     group = eps.select(group="console_scripts") if hasattr(eps, "select") else eps.get("console_scripts", [])
     scripts = [ep for ep in group if ep.name == "renolab"]
     assert [ep.value for ep in scripts] == ["renolab.cli:main"]
+
+
+# ----- the command registry ----------------------------------------------------------------
+
+
+def test_every_registered_command_has_its_module_and_help(capsys):
+    import importlib
+
+    from renolab.cli import COMMANDS
+
+    assert main(["--help"]) == 0
+    listing = capsys.readouterr().out
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        assert callable(module.add_arguments) and callable(module.run), name
+        assert name in listing and help_text in listing
+        assert main([name, "--help"]) == 0
+        assert capsys.readouterr().out.startswith(f"usage: renolab {name} ")
+
+
+def test_the_library_never_imports_the_command_line():
+    import ast
+
+    package = Path(renolab.__file__).parent
+    offenders = []
+    for path in package.rglob("*.py"):
+        relative = path.relative_to(package)
+        if relative.parts[0] == "cli" or relative.name == "__main__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            if any(n == "renolab.cli" or n.startswith("renolab.cli.") for n in names):
+                offenders.append(str(relative))
+    assert offenders == []

@@ -13,6 +13,7 @@ import tomli_w
 
 from renolab import Scenario, ScenarioError, ns2
 from renolab.cli import main
+from renolab.stats import mean_ci
 
 needs_ns = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 is not installed (apt-get install ns2)")
 
@@ -286,9 +287,10 @@ def test_an_invalid_scenario_is_reported_by_the_core_before_export():
 def test_tolerances_come_from_a_validation_table_and_the_ci_is_students():
     t = ns2.Tolerance.from_mapping({"completion_time_s": 0.02, "timeouts": 1, "expect": "agree"})
     assert (t.completion_time_s, t.timeouts, t.retransmits) == (0.02, 1, 0)
-    m, hw = ns2.mean_ci([1.0, 2.0, 3.0])
+    # The interval is renolab.stats.mean_ci's (Student's t; none with a single value).
+    m, hw, _ = mean_ci([1.0, 2.0, 3.0])
     assert m == 2.0 and hw == pytest.approx(4.303 * 1 / math.sqrt(3), rel=1e-3)
-    assert ns2.mean_ci([5.0]) == (5.0, 0.0)
+    assert mean_ci([5.0])[:2] == (5.0, pytest.approx(math.nan, nan_ok=True))
 
 
 def _run(flow="f", **values):
@@ -319,6 +321,19 @@ def test_a_random_comparison_accepts_means_whose_intervals_overlap():
     kw = dict(random=True, tolerance=ns2.Tolerance(), seeds=[1, 2, 3])
     assert ns2.compare("x", theirs, close, **kw).ok
     assert not ns2.compare("x", theirs, far, **kw).ok
+
+
+def test_a_random_scenario_run_once_is_compared_by_the_tolerance_alone():
+    # One run per simulator has no confidence interval: the means must agree within the
+    # tolerance, and the report shows a half-width of 0.
+    theirs = [ns2.Ns2Run([_run(completion_time_s=1.0)])]
+    kw = dict(random=True, tolerance=ns2.Tolerance(), seeds=[1])
+    within = ns2.compare("x", theirs, [[_run(completion_time_s=1.009)]], **kw)
+    assert within.ok
+    row = next(r for r in within.rows if r.metric == "completion_time_s")
+    assert (row.ns2_hw, row.renolab_hw) == (0.0, 0.0)
+    assert "1.0000 ± 0.0000" in within.format()
+    assert not ns2.compare("x", theirs, [[_run(completion_time_s=1.011)]], **kw).ok
 
 
 # ----- command line -----------------------------------------------------------------------

@@ -50,14 +50,74 @@ def test_every_trace_has_its_documented_columns_and_categories(result):
         assert list(frame.columns) == EXPECTED_COLUMNS[name], name
         assert len(frame) > 0, name
         assert frame["time_s"].is_monotonic_increasing, name
-    assert list(result.trace("seq")["event"].cat.categories) == list(SEQ_EVENTS)
-    assert list(result.trace("hops")["event"].cat.categories) == list(HOP_EVENTS)
-    assert list(result.trace("drops")["kind"].cat.categories) == list(PACKET_KINDS)
-    assert list(result.trace("drops")["cause"].cat.categories) == list(DROP_CAUSES)
+    # The categories are the documented names (docs/outputs.md), in code order.
+    assert list(result.trace("seq")["event"].cat.categories) == [
+        "sent", "retransmitted", "acked", "dropped", "ack_dropped"
+    ]
+    assert list(result.trace("hops")["event"].cat.categories) == ["enqueue", "dequeue", "receive", "drop"]
+    assert list(result.trace("hops")["kind"].cat.categories) == ["data", "ack", "syn", "synack", "datagram"]
+    assert list(result.trace("drops")["kind"].cat.categories) == ["data", "ack", "syn", "synack", "datagram"]
+    assert list(result.trace("drops")["cause"].cat.categories) == [
+        "overflow", "early", "aqm", "bit_error", "random", "burst", "scripted"
+    ]
+    assert (SEQ_EVENTS, HOP_EVENTS, PACKET_KINDS, DROP_CAUSES) == (
+        tuple(result.trace("seq")["event"].cat.categories),
+        tuple(result.trace("hops")["event"].cat.categories),
+        tuple(result.trace("drops")["kind"].cat.categories),
+        tuple(result.trace("drops")["cause"].cat.categories),
+    )
     assert set(result.trace("queue")["link"]) <= set(result.links["link"])
     drops = result.trace("drops")
     assert len(drops) == int(result.flows["drops"].sum())
     assert (drops["cause"] == "overflow").sum() == int(result.links["overflow_drops"].sum())
+
+
+def test_a_scripted_drop_decodes_to_the_events_and_times_it_must_have():
+    # The small scenario with segment 3 dropped once at the bottleneck, 6 segments in all.
+    # Data packets are 1040 bytes: 0.832 ms on the 10 Mb/s access link + 1 ms, 8.32 ms on
+    # the 1 Mb/s bottleneck + 10 ms; ACKs are 40 bytes.  One RTT is 31.504 ms.
+    from conftest import small_scenario_dict
+
+    d = small_scenario_dict()
+    d["flow"][0]["bytes"] = 6000
+    d["link"][1]["loss"] = {"kind": "drop", "flow": "f1", "segments": [3]}
+    run = Scenario.from_dict(d).run(trace=ALL)
+    rtt = 2 * (0.001 + 0.010) + 8 * 1040 / 10e6 + 8 * 1040 / 1e6 + 8 * 40 / 1e6 + 8 * 40 / 10e6
+    assert rtt == pytest.approx(0.031504)
+
+    drops = run.trace("drops")
+    assert drops.drop(columns="time_s").astype(str).values.tolist() == [["bottleneck", "f1", "data", "3", "scripted"]]
+    # Segment 3 leaves at 2 RTTs, crosses the access link, then the whole bottleneck
+    # (a loss happens after the wire), and is dropped there.
+    sent_3 = 2 * rtt
+    dropped_at = sent_3 + 0.001832 + 0.018320
+    assert drops["time_s"].tolist() == [pytest.approx(dropped_at)]
+
+    seq = run.trace("seq")
+    events_3 = seq[(seq["seq"] == 3) & seq["event"].isin(["sent", "dropped", "retransmitted"])]
+    assert events_3["event"].astype(str).tolist() == ["sent", "dropped", "retransmitted"]
+    # Two duplicate ACKs only: no fast retransmit; the 1 s RTO, restarted by the last new
+    # ACK (for segment 2, at 2 RTTs + 8.32 ms), retransmits it.
+    last_new_ack = sent_3 + 0.00832
+    assert events_3["time_s"].tolist() == pytest.approx([sent_3, dropped_at, last_new_ack + 1.0])
+    acks_of_3 = seq[(seq["event"] == "acked") & (seq["seq"] == 3)]
+    assert len(acks_of_3) == 3  # the new ACK and its two duplicates
+
+    hops = run.trace("hops")
+    first_life = hops[(hops["seq"] == 3) & (hops["kind"] == "data")].iloc[:6]
+    assert list(zip(first_life["link"].astype(str), first_life["event"].astype(str))) == [
+        ("access", "enqueue"), ("access", "dequeue"), ("access", "receive"),
+        ("bottleneck", "enqueue"), ("bottleneck", "dequeue"), ("bottleneck", "drop"),
+    ]
+    assert first_life["size"].tolist() == [1040] * 6
+    assert hops[(hops["kind"] == "ack")]["size"].unique().tolist() == [40]
+
+    cwnd = run.trace("cwnd")
+    assert cwnd["cwnd"].tolist()[:5] == [1.0, 2.0, 3.0, 4.0, 1.0]  # slow start, then the timeout
+    assert cwnd["ssthresh"].tolist()[:5] == [4294967295.0] * 4 + [2.0]
+    assert run.trace("rtt")["rtt_s"].iloc[0] == pytest.approx(rtt)
+    f = run.flows.iloc[0]
+    assert (f["retransmits"], f["timeouts"], f["fast_retransmits"], f["drops"]) == (1, 1, 0, 1)
 
 
 def test_flows_and_links_gain_the_derived_columns(result):

@@ -420,10 +420,10 @@ def test_cli_sweep_bad_input_is_one_line_with_exit_code_2(tmp_path, capsys):
 
 CRASHING_SWEEP = """
 import os, sys
-import renolab.sweep
+import renolab.sweep.store
 from renolab import Sweep
 
-real_execute = renolab.sweep._execute
+real_execute = renolab.sweep.store.execute
 
 def crash_once(*args):
     marker = os.path.join(sys.argv[2], "crashed")
@@ -432,7 +432,7 @@ def crash_once(*args):
         os._exit(9)  # a worker killed in the middle of a run
     return real_execute(*args)
 
-renolab.sweep._execute = crash_once  # inherited by the forked workers
+renolab.sweep.store.execute = crash_once  # inherited by the forked workers
 
 if __name__ == "__main__":
     result = Sweep.from_toml(sys.argv[1]).run(sys.argv[2], workers=2)
@@ -562,7 +562,12 @@ def test_ctrl_c_exits_130_without_a_traceback_and_keeps_finished_runs(slow_refer
 
 
 def test_local_workers_get_batches_in_order_and_a_failed_run_spares_its_batch(tmp_path):
-    from renolab.sweep import MAX_BATCH, _batches, _execute_batch
+    from renolab.pool import MAX_BATCH, call_each
+    from renolab.pool import batches as _batches
+    from renolab.sweep.store import run_job
+
+    def _execute_batch(jobs):
+        return [error for _value, error in call_each(run_job, jobs)]
 
     runs = list(range(40))
     batches = list(_batches(runs, 2))

@@ -7,6 +7,8 @@ mod emu;
 mod errors;
 mod scenario;
 mod sim;
+mod trace;
+mod units;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -16,5 +18,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     scenario::register(m)?;
     sim::register(m)?;
     emu::register(m)?;
+    trace::register(m)?;
+    units::register(m)?;
     Ok(())
 }

@@ -1,15 +1,11 @@
 """Small helpers shared by the study modules subedi2008, charalambous1998 and fickling:
-replication statistics (mean and Student-t confidence interval) and figure construction."""
+variant colours and labels, figure construction, number formatting.  Replication
+statistics (mean and Student-t confidence interval) are :func:`renolab.stats.mean_ci`."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import Any
-
-import numpy as np
-
-from renolab.sweep import student_t_quantile
 
 #: One colour per TCP variant, the same in every figure of these studies.
 VARIANT_COLOURS = {
@@ -30,23 +26,6 @@ VARIANT_LABELS = {
     "vegas": "Vegas",
     "cbr": "CBR/UDP",
 }
-
-
-def mean_ci(values: Iterable[float], confidence: float = 0.95) -> tuple[float, float, int]:
-    """Mean, half-width of the *confidence* interval for the mean (Student's t) and n.
-
-    NaN values are left out; with fewer than two values the half-width is NaN.
-    """
-    x = np.asarray([v for v in values], dtype=np.float64)
-    x = x[~np.isnan(x)]
-    n = int(x.size)
-    if n == 0:
-        return math.nan, math.nan, 0
-    mean = float(x.mean())
-    if n < 2:
-        return mean, math.nan, n
-    half = student_t_quantile(1.0 - (1.0 - confidence) / 2.0, n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
-    return mean, half, n
 
 
 def new_figure(width: float = 8.0, height: float = 4.5, rows: int = 1, cols: int = 1, **kwargs: Any) -> tuple[Any, Any]:

@@ -38,10 +38,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from renolab.experiments._aggregate import VARIANT_COLOURS, VARIANT_LABELS, mean_ci, new_figure
+from renolab.experiments._aggregate import VARIANT_COLOURS, VARIANT_LABELS, new_figure
 from renolab.experiments.report import Report, paper_values
 from renolab.experiments.runner import run_many
 from renolab.scenario import Scenario
+from renolab.stats import mean_ci
 
 STUDY = "charalambous1998"
 TITLE = "Performance of TCP extensions on noisy high BDP networks"

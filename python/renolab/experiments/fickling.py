@@ -38,10 +38,11 @@ import numpy as np
 import pandas as pd
 
 from renolab import metrics, topology
-from renolab.experiments._aggregate import VARIANT_COLOURS, VARIANT_LABELS, mean_ci, new_figure
+from renolab.experiments._aggregate import VARIANT_LABELS
 from renolab.experiments.report import Report, paper_values
 from renolab.experiments.runner import run_many
 from renolab.scenario import Scenario
+from renolab.stats import mean_ci
 
 STUDY = "fickling"
 TITLE = "Performance Comparisons of Reno, New-Reno, Tahoe, and Vegas TCP"
@@ -158,6 +159,8 @@ def exp3_reduce(result: Any) -> dict[str, Any]:
 
 def reproduce(out: Path, quick: bool = False, workers: int | None = None) -> Path:
     """Run the study and write its report into *out*; return the path of report.md."""
+    from renolab.experiments.fickling_figures import fig_exp1, fig_exp3, fig_jain, fig_newreno_vegas, fig_pair
+
     start = time.perf_counter()
     out = Path(out)
     paper = paper_values(STUDY)
@@ -450,27 +453,27 @@ def reproduce(out: Path, quick: bool = False, workers: int | None = None) -> Pat
             report.scenario(f"exp3-{v}-{q}", experiment3(v, q))
 
     report.heading("Experiment 1: TCP against a CBR flow of rising rate")
-    report.figure(_fig_exp1(e1, "throughput_mbps", "TCP throughput (Mb/s)"), "Fig. 2", "TCP variant throughput vs CBR rate")
-    report.figure(_fig_exp1(e1, "latency_ms", "mean one-way latency (ms)"), "Fig. 3", "TCP variant latency vs CBR rate")
-    report.figure(_fig_exp1(e1, "drop_rate_pct", "packets dropped (%)"), "Fig. 4", "TCP variant packet drops vs CBR rate")
+    report.figure(fig_exp1(e1, "throughput_mbps", "TCP throughput (Mb/s)"), "Fig. 2", "TCP variant throughput vs CBR rate")
+    report.figure(fig_exp1(e1, "latency_ms", "mean one-way latency (ms)"), "Fig. 3", "TCP variant latency vs CBR rate")
+    report.figure(fig_exp1(e1, "drop_rate_pct", "packets dropped (%)"), "Fig. 4", "TCP variant packet drops vs CBR rate")
     wide = e1.pivot(index="cbr_mbps", columns="variant", values=["throughput_mbps", "latency_ms", "drop_rate_pct"])
     wide.columns = [f"renolab_{v}_{m}" for m, v in wide.columns]
     report.table(wide.reset_index(), "Table R1", "Experiment 1: mean throughput, latency and drop rate per variant and CBR rate (the paper gives only graphs)")
 
     report.heading("Experiment 2: fairness between pairs of variants")
-    report.figure(_fig_pair(e2, "vegas-vegas", "mbps", "throughput (Mb/s)"), "Fig. 5", "Vegas-Vegas throughput")
-    report.figure(_fig_pair(e2, "reno-reno", "mbps", "throughput (Mb/s)", runs2), "Fig. 6", "Reno-Reno throughput")
-    report.figure(_fig_pair(e2, "reno-reno", "drop_pct", "packets dropped (%)"), "Fig. 7", "Reno-Reno packet drops")
-    report.figure(_fig_pair(e2, "reno-newreno", "mbps", "throughput (Mb/s)"), "Fig. 8", "Reno-NewReno throughput")
-    report.figure(_fig_newreno_vegas(e2), "Fig. R1", "NewReno-Vegas throughput and latency (the paper describes it in §3b without a figure)")
-    report.figure(_fig_jain(e2), "Fig. R2", "Jain's fairness index of each pair vs CBR rate")
+    report.figure(fig_pair(e2, "vegas-vegas", "mbps", "throughput (Mb/s)"), "Fig. 5", "Vegas-Vegas throughput")
+    report.figure(fig_pair(e2, "reno-reno", "mbps", "throughput (Mb/s)", runs2), "Fig. 6", "Reno-Reno throughput")
+    report.figure(fig_pair(e2, "reno-reno", "drop_pct", "packets dropped (%)"), "Fig. 7", "Reno-Reno packet drops")
+    report.figure(fig_pair(e2, "reno-newreno", "mbps", "throughput (Mb/s)"), "Fig. 8", "Reno-NewReno throughput")
+    report.figure(fig_newreno_vegas(e2), "Fig. R1", "NewReno-Vegas throughput and latency (the paper describes it in §3b without a figure)")
+    report.figure(fig_jain(e2), "Fig. R2", "Jain's fairness index of each pair vs CBR rate")
     t2 = e2.copy()
     t2.columns = [c if c in ("pair", "cbr_mbps") else f"renolab_{c}" for c in t2.columns]
     report.table(t2, "Table R2", "Experiment 2: per-flow throughput, latency, drop rate and Jain's index (flow a is the first variant of the pair)")
 
     report.heading("Experiment 3: Drop Tail vs RED")
-    report.figure(_fig_exp3(series3, "reno"), "Fig. 9", "TCP Reno vs UDP throughput over time (seed 1)")
-    report.figure(_fig_exp3(series3, "sack"), "Fig. 10", "TCP SACK vs UDP throughput over time (seed 1)")
+    report.figure(fig_exp3(series3, "reno"), "Fig. 9", "TCP Reno vs UDP throughput over time (seed 1)")
+    report.figure(fig_exp3(series3, "sack"), "Fig. 10", "TCP SACK vs UDP throughput over time (seed 1)")
     t3 = e3_all.rename(columns={c: f"renolab_{c}" for c in e3_all.columns if c not in ("variant", "queue", "window")})
     t3["paper_tcp_drops_after_cbr"] = [
         float(pap[q]) if v == "sack" else math.nan for v, q in zip(t3["variant"], t3["queue"])
@@ -526,81 +529,3 @@ def _mean_table(frame: pd.DataFrame, keys: list[str], metrics_: list[str]) -> pd
             row[m] = mean_ci(group[m])[0]
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-# ----- figures ---------------------------------------------------------------------------------------
-
-
-def _fig_exp1(e1: pd.DataFrame, metric: str, label: str) -> Any:
-    fig, ax = new_figure(7.0, 4.2)
-    for v in VARIANTS:
-        part = e1[e1["variant"] == v].sort_values("cbr_mbps")
-        ax.plot(part["cbr_mbps"], part[metric], marker="o", ms=3, color=VARIANT_COLOURS[v], label=VARIANT_LABELS[v])
-    ax.set_xlabel("CBR rate (Mb/s)")
-    ax.set_ylabel(label)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
-    return fig
-
-
-def _fig_pair(e2: pd.DataFrame, pair: str, metric: str, label: str, runs: pd.DataFrame | None = None) -> Any:
-    fig, ax = new_figure(7.0, 4.2)
-    first, second = pair.split("-")
-    part = e2[e2["pair"] == pair].sort_values("cbr_mbps")
-    colours = ("#d62728", "#1f77b4") if first == second else (VARIANT_COLOURS[first], VARIANT_COLOURS[second])
-    for flow, variant, colour in (("a", first, colours[0]), ("b", second, colours[1])):
-        ax.plot(part["cbr_mbps"], part[f"{flow}_{metric}"], marker="o", ms=3, color=colour, label=f"{VARIANT_LABELS[variant]} ({flow}, mean)")
-        if runs is not None:
-            r = runs[(runs["pair"] == pair) & (runs["seed"] == 1)].sort_values("cbr_mbps")
-            ax.plot(r["cbr_mbps"], r[f"{flow}_{metric}"], ls=":", color=colour, label=f"{VARIANT_LABELS[variant]} ({flow}, seed 1)")
-    ax.set_xlabel("CBR rate (Mb/s)")
-    ax.set_ylabel(label)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
-    return fig
-
-
-def _fig_newreno_vegas(e2: pd.DataFrame) -> Any:
-    fig, (ax_t, ax_l) = new_figure(11.0, 4.0, 1, 2)
-    part = e2[e2["pair"] == "newreno-vegas"].sort_values("cbr_mbps")
-    for flow, v in (("a", "newreno"), ("b", "vegas")):
-        ax_t.plot(part["cbr_mbps"], part[f"{flow}_mbps"], marker="o", ms=3, color=VARIANT_COLOURS[v], label=VARIANT_LABELS[v])
-        ax_l.plot(part["cbr_mbps"], part[f"{flow}_latency_ms"], marker="o", ms=3, color=VARIANT_COLOURS[v], label=VARIANT_LABELS[v])
-    ax_t.set_ylabel("throughput (Mb/s)")
-    ax_l.set_ylabel("mean one-way latency (ms)")
-    for ax in (ax_t, ax_l):
-        ax.set_xlabel("CBR rate (Mb/s)")
-        ax.grid(True, alpha=0.3)
-    ax_t.legend(fontsize="small")
-    return fig
-
-
-def _fig_jain(e2: pd.DataFrame) -> Any:
-    fig, ax = new_figure(7.0, 4.2)
-    styles = {"vegas-vegas": VARIANT_COLOURS["vegas"], "reno-reno": VARIANT_COLOURS["reno"], "reno-newreno": VARIANT_COLOURS["newreno"], "newreno-vegas": "#8c564b"}
-    for pair, colour in styles.items():
-        part = e2[e2["pair"] == pair].sort_values("cbr_mbps")
-        a, b = pair.split("-")
-        ax.plot(part["cbr_mbps"], part["jain"], marker="o", ms=3, color=colour, label=f"{VARIANT_LABELS[a]}-{VARIANT_LABELS[b]}")
-    ax.set_ylim(0.45, 1.02)
-    ax.set_xlabel("CBR rate (Mb/s)")
-    ax.set_ylabel("Jain's index (mean of seeds)")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
-    return fig
-
-
-def _fig_exp3(series: dict[Any, Any], variant: str) -> Any:
-    fig, axes = new_figure(11.0, 4.0, 1, 2, sharey=True)
-    for ax, q in zip(axes, ("droptail", "red")):
-        val = series[(variant, q)]
-        t = val["time_s"] + 0.25
-        ax.plot(t, val["tcp_bps"] / 1e6, color=VARIANT_COLOURS[variant], label=f"TCP {VARIANT_LABELS[variant]}")
-        ax.plot(t, val["cbr_bps"] / 1e6, color=VARIANT_COLOURS["cbr"], label="CBR/UDP")
-        ax.axvline(EXP3_CBR_START_S, color="0.5", ls=":", lw=0.8)
-        ax.set_title("Drop Tail" if q == "droptail" else "RED", fontsize="small")
-        ax.set_xlabel("time (s)")
-        ax.grid(True, alpha=0.3)
-    axes[0].set_ylabel("throughput (Mb/s, 0.5 s bins)")
-    axes[0].legend(fontsize="small")
-    return fig

@@ -1,4 +1,4 @@
-"""Run many scenarios of a study in parallel, with a progress line.
+"""Run many scenarios of a study in parallel (:mod:`renolab.pool`), with a progress display.
 
 ``run_many(scenarios, workers=None, desc="lee2001", traces=("seq",))`` returns one
 :class:`RunOutput` per scenario, in the order given, whatever order the workers finish in.
@@ -9,17 +9,15 @@ in the worker, so big traces never cross the process boundary).
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import math
-import os
-import sys
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any
 
 import pandas as pd
 
+from renolab._core import SimulationError
+from renolab.pool import WorkersDied, run_each
+from renolab.progress import Progress
 from renolab.scenario import Scenario
 
 __all__ = ["RunOutput", "run_many", "run_one"]
@@ -71,70 +69,6 @@ def _worker(args: tuple[dict[str, Any], tuple[str, ...], Any, bool]) -> RunOutpu
     return run_one(Scenario.from_dict(data), traces, reduce, keep)
 
 
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))  # type: ignore[attr-defined]
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def _duration(seconds: float) -> str:
-    if not math.isfinite(seconds):
-        return "?"
-    if seconds < 60:
-        return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
-    minutes, secs = divmod(int(round(seconds)), 60)
-    return f"{minutes} min {secs:02d} s"
-
-
-class Progress:
-    """``"<desc>: 37/72 runs, 12.3 runs/s, ETA 3 s"`` on stderr.
-
-    Redrawn in place on a terminal (at most 10 times a second), otherwise printed at every
-    10 % and at least every 30 s.
-    """
-
-    def __init__(self, total: int, desc: str, stream: TextIO | None = None, enabled: bool = True) -> None:
-        self.total, self.done = total, 0
-        self.desc = desc or "runs"
-        self.stream = stream if stream is not None else sys.stderr
-        self.enabled = enabled and total > 0
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.start = time.perf_counter()
-        self.last_draw = -1.0
-        self.last_decile = -1
-        if self.enabled:
-            self._draw(force=True)
-
-    def line(self) -> str:
-        elapsed = time.perf_counter() - self.start
-        text = f"{self.desc}: {self.done}/{self.total} runs"
-        if self.done and elapsed > 0:
-            rate = self.done / elapsed
-            text += f", {rate:.3g} runs/s"
-            text += f", ETA {_duration((self.total - self.done) / rate)}" if self.done < self.total else f", {_duration(elapsed)}"
-        return text
-
-    def advance(self, n: int = 1) -> None:
-        self.done += n
-        if self.enabled:
-            self._draw(force=self.done == self.total)
-
-    def _draw(self, force: bool = False) -> None:
-        now = time.perf_counter()
-        if self.tty:
-            if force or now - self.last_draw >= 0.1:
-                end = "\n" if self.done == self.total and self.done else ""
-                self.stream.write("\r" + self.line() + "\x1b[K" + end)
-                self.stream.flush()
-                self.last_draw = now
-            return
-        decile = int(10 * self.done / self.total)
-        if force or decile != self.last_decile or now - self.last_draw >= 30.0:
-            print(self.line(), file=self.stream, flush=True)
-            self.last_decile, self.last_draw = decile, now
-
-
 def run_many(
     scenarios: Iterable[Scenario | dict[str, Any]],
     workers: int | None = None,
@@ -154,31 +88,14 @@ def run_many(
     ``keep_traces=False`` the traces are used only by *reduce* and not returned.
     A failing run raises its exception (the pool is shut down first).
     """
-    items = [s.to_dict() if isinstance(s, Scenario) else dict(s) for s in scenarios]
-    traces = tuple(traces)
-    n = len(items)
-    if workers is None:
-        workers = _cpu_count()
-    workers = max(1, min(int(workers), n or 1))
-    bar = Progress(n, desc, enabled=progress)
-    outputs: list[RunOutput | None] = [None] * n
-    if workers == 1 or n <= 1:
-        for i, data in enumerate(items):
-            outputs[i] = _worker((data, traces, reduce, keep_traces))
-            bar.advance()
-        return outputs  # type: ignore[return-value]
-    import multiprocessing
-
-    method = os.environ.get("RENOLAB_START_METHOD") or ("fork" if sys.platform.startswith("linux") else None)
-    ctx = multiprocessing.get_context(method)
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = {pool.submit(_worker, (data, traces, reduce, keep_traces)): i for i, data in enumerate(items)}
+    jobs = [(s.to_dict() if isinstance(s, Scenario) else dict(s), tuple(traces), reduce, keep_traces) for s in scenarios]
+    outputs: list[RunOutput | None] = [None] * len(jobs)
+    with Progress(len(jobs), desc, enabled=progress) as bar:
         try:
-            for future in cf.as_completed(futures):
-                outputs[futures[future]] = future.result()
-                bar.advance()
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+            for index, output, error in run_each(_worker, jobs, workers=workers, progress=bar, in_process_errors=()):
+                if error is not None:
+                    raise error
+                outputs[index] = output
+        except WorkersDied as exc:
+            raise SimulationError(str(exc)) from None
     return outputs  # type: ignore[return-value]

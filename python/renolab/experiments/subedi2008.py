@@ -37,10 +37,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from renolab.experiments._aggregate import VARIANT_COLOURS, mean_ci, new_figure
+from renolab.experiments._aggregate import VARIANT_COLOURS, new_figure
 from renolab.experiments.report import Report, paper_values
 from renolab.experiments.runner import run_many
 from renolab.scenario import Scenario
+from renolab.stats import mean_ci
 
 STUDY = "subedi2008"
 TITLE = "Performance Evaluation of TCP Tahoe, Reno, Reno with SACK, and NewReno Using OPNET Modeler"
@@ -479,7 +480,7 @@ def _parameter_table(report: Report, paper: dict[str, Any]) -> None:
     opts, rcv = flow["options"], flow["receiver"]
 
     def seconds(text: str) -> float:
-        from renolab.results import parse_duration_s
+        from renolab.units import parse_duration_s
 
         return parse_duration_s(text)
 

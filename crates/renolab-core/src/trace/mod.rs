@@ -100,6 +100,34 @@ pub fn kind_code(kind: PacketKind) -> u8 {
     }
 }
 
+/// Names of the `seq` trace's `event` codes, indexed by [`SeqEvent`] `as usize`.
+pub const SEQ_EVENT_NAMES: [&str; 5] = ["sent", "retransmitted", "acked", "dropped", "ack_dropped"];
+/// Names of the `hops` trace's `event` codes, indexed by [`HopEvent`] `as usize`.
+pub const HOP_EVENT_NAMES: [&str; 4] = ["enqueue", "dequeue", "receive", "drop"];
+/// Names of the packet kinds, indexed by [`kind_code`].
+pub const PACKET_KIND_NAMES: [&str; 5] = ["data", "ack", "syn", "synack", "datagram"];
+/// Names of the drop causes, indexed by [`DropCause`] `as usize`.
+pub const DROP_CAUSE_NAMES: [&str; 7] = [
+    "overflow",
+    "early",
+    "aqm",
+    "bit_error",
+    "random",
+    "burst",
+    "scripted",
+];
+
+/// The coded columns of the traces, `(trace, column, names of the codes in code order)`:
+/// the one table of codes, which the Python package reads through the binding to turn
+/// these columns into categoricals.
+pub const CODED_COLUMNS: &[(&str, &str, &[&str])] = &[
+    ("seq", "event", &SEQ_EVENT_NAMES),
+    ("drops", "kind", &PACKET_KIND_NAMES),
+    ("drops", "cause", &DROP_CAUSE_NAMES),
+    ("hops", "event", &HOP_EVENT_NAMES),
+    ("hops", "kind", &PACKET_KIND_NAMES),
+];
+
 /// Receives trace events from the engine.
 pub trait Tracer {
     /// False for a tracer that records nothing; lets the engine skip work that only feeds traces.
@@ -424,6 +452,71 @@ impl Tracer for Recorder {
             if let Some(pcap) = &mut self.pcap {
                 pcap.record(now, link, p);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_indexes_its_name() {
+        let seq = [
+            (SeqEvent::Sent, "sent"),
+            (SeqEvent::Retransmitted, "retransmitted"),
+            (SeqEvent::Acked, "acked"),
+            (SeqEvent::Dropped, "dropped"),
+            (SeqEvent::AckDropped, "ack_dropped"),
+        ];
+        for (event, name) in seq {
+            assert_eq!(SEQ_EVENT_NAMES[event as usize], name);
+        }
+        let hops = [
+            (HopEvent::Enqueue, "enqueue"),
+            (HopEvent::Dequeue, "dequeue"),
+            (HopEvent::Receive, "receive"),
+            (HopEvent::Drop, "drop"),
+        ];
+        for (event, name) in hops {
+            assert_eq!(HOP_EVENT_NAMES[event as usize], name);
+        }
+        let kinds = [
+            (PacketKind::Data, "data"),
+            (PacketKind::Ack, "ack"),
+            (PacketKind::Syn, "syn"),
+            (PacketKind::SynAck, "synack"),
+            (PacketKind::Datagram, "datagram"),
+        ];
+        for (kind, name) in kinds {
+            assert_eq!(PACKET_KIND_NAMES[kind_code(kind) as usize], name);
+        }
+        let causes = [
+            (DropCause::Overflow, "overflow"),
+            (DropCause::Early, "early"),
+            (DropCause::Aqm, "aqm"),
+            (DropCause::BitError, "bit_error"),
+            (DropCause::Random, "random"),
+            (DropCause::Burst, "burst"),
+            (DropCause::Scripted, "scripted"),
+        ];
+        for (cause, name) in causes {
+            assert_eq!(DROP_CAUSE_NAMES[cause as usize], name);
+        }
+    }
+
+    #[test]
+    fn coded_columns_are_fields_of_their_traces() {
+        for (trace, column, _) in CODED_COLUMNS {
+            let (_, fields) = TRACES
+                .iter()
+                .find(|(name, _)| name == trace)
+                .expect("a known trace");
+            let (_, dtype) = fields
+                .iter()
+                .find(|(name, _)| name == column)
+                .expect("a field of the trace");
+            assert_eq!(*dtype, "u1", "{trace}.{column} is a one-byte code");
         }
     }
 }

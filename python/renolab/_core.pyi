@@ -1,0 +1,104 @@
+"""Type stubs of ``renolab._core``, the Rust engine (``crates/renolab-py``).
+
+Checked against the built module by ``tests/python/test_core_stub.py``: the same names,
+the same parameters.
+"""
+
+from typing import Any, Optional, TypedDict
+
+__version__: str
+
+#: Record layout of each trace: ``{trace: [(field, numpy dtype), ...]}``, in record order.
+TRACE_FIELDS: dict[str, list[tuple[str, str]]]
+#: Names of the codes of each coded trace column: ``{trace: {column: [name of code 0, ...]}}``.
+TRACE_CODES: dict[str, dict[str, list[str]]]
+
+class ScenarioError(ValueError):
+    """A scenario that cannot run; the message names the field."""
+
+class SimulationError(RuntimeError):
+    """A run that failed inside the engine.
+
+    Raised by :func:`run` with ``kind`` (``"panic"``, ``"invariant"`` or ``"trace"``),
+    ``seed`` and ``scenario`` (the JSON text run); other raisers may leave them unset.
+    """
+
+    kind: str
+    seed: Optional[int]
+    scenario: str
+
+class EmulationError(RuntimeError):
+    """An emulation that could not run here (``kind`` ``"unsupported"``) or failed
+    (``kind`` ``"failed"``)."""
+
+    kind: str
+
+class TraceEntry(TypedDict, total=False):
+    """One recorded trace: its layout and its packed records, in memory or in a file."""
+
+    fields: list[tuple[str, str]]
+    data: bytes
+    path: str
+
+class RunOutput(TypedDict):
+    """What :func:`run` returns: per-flow and per-link columns, the run summary, the traces."""
+
+    flows: dict[str, list[Any]]
+    links: dict[str, list[Any]]
+    summary: dict[str, Any]
+    traces: dict[str, TraceEntry]
+
+def validate(scenario_json: str) -> str:
+    """Validate a scenario (JSON text) and return it normalised (JSON text), every default
+    explicit; :class:`ScenarioError` naming the field otherwise."""
+
+def expand_topology(doc_json: str) -> str:
+    """Expand ``{"topology": [...]}`` (JSON text) into the ``[[link]]`` tables it stands
+    for, returned as a JSON array."""
+
+def run(
+    scenario_json: str,
+    traces: list[str] = ...,
+    check_invariants: bool = False,
+    trace_dir: Optional[str] = None,
+    pcap_dir: Optional[str] = None,
+    trace_memory_limit: Optional[int] = None,
+) -> RunOutput:
+    """Run a scenario (JSON text), recording *traces*; the GIL is released meanwhile."""
+
+def parse_rate(text: str) -> int:
+    """Bits per second of a rate such as ``"10Mbps"``; ``ValueError`` saying what is allowed."""
+
+def parse_duration(text: str) -> int:
+    """Nanoseconds of a duration such as ``"48ms"`` (rounded); ``ValueError`` otherwise."""
+
+def parse_bytes(text: str) -> int:
+    """Bytes of a size such as ``"8MiB"``; ``ValueError`` otherwise."""
+
+def emulate(
+    scenario_json: str,
+    traces: list[str] = ...,
+    trace_dir: Optional[str] = None,
+    pcap_dir: Optional[str] = None,
+    trace_memory_limit: Optional[int] = None,
+    tcp_info_interval_us: int = 2000,
+    spin_us: int = 20,
+    cpu: Optional[int] = None,
+    realtime: bool = True,
+) -> RunOutput:
+    """Run a scenario's TCP flows with the Linux kernel's TCP in network namespaces whose
+    packets cross renolab's link models in real time (root; :mod:`renolab.emulate`)."""
+
+def emulate_check(scenario_json: str) -> list[str]:
+    """Check a scenario for emulation before anything is created (names, variants); returns
+    notes on what the emulation changes; :class:`ScenarioError` otherwise."""
+
+def emulate_normalise(scenario_json: str) -> str:
+    """The scenario as the emulator reads it, normalised (JSON text)."""
+
+def emulation_unsupported() -> Optional[str]:
+    """Why emulation cannot run on this machine (not Linux, not root, no /dev/net/tun...),
+    or None when it can."""
+
+def kernel_congestion_controls() -> list[str]:
+    """The congestion controls this kernel offers (``tcp_available_congestion_control``)."""

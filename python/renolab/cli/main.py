@@ -1,0 +1,89 @@
+"""The command registry, the parser and the mapping of exceptions to exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from renolab import __version__
+from renolab._core import ScenarioError, SimulationError
+from renolab.cli._common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_SIMULATION_FAILED,
+    UsageError,
+    fail,
+)
+
+#: Every command: name -> (module, one-line help), in the order ``renolab --help`` lists
+#: them.  The module has ``add_arguments(parser)`` and ``run(args) -> int``.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("renolab.cli.run", "simulate a scenario and write results"),
+    "emulate": ("renolab.cli.emulate", "run the TCP flows with real Linux kernels (root)"),
+    "check": ("renolab.cli.check", "validate a scenario without running it"),
+    "sweep": ("renolab.cli.sweep", "run a parameter sweep in parallel (resumable)"),
+    "bench": ("renolab.cli.bench", "measure renolab's speed, side by side with ns-2"),
+    "plot": ("renolab.cli.plot", "draw the figures of a run directory (PNG, SVG)"),
+    "export": ("renolab.cli.export", "write the scenario for another simulator (ns2)"),
+    "validate": ("renolab.cli.validate", "run the scenario in renolab and ns-2 (or Linux) and compare"),
+    "reproduce": ("renolab.cli.reproduce", "reproduce a published study: figures, tables, report"),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``renolab`` parser.  Every command is listed; only *command*'s module is
+    imported to add its arguments (the others are not needed to parse its command line)."""
+    parser = _Parser(prog="renolab", description="Packet-level TCP congestion-control simulator.")
+    parser.add_argument("--version", action="version", version=f"renolab {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (module_name, help_text) in COMMANDS.items():
+        sub = commands.add_parser(name, help=help_text)
+        if name == command:
+            module = importlib.import_module(module_name)
+            module.add_arguments(sub)
+            sub.set_defaults(handler=module.run)
+    return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command named on the command line: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with *argv* (default ``sys.argv[1:]``) and return the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = build_parser(_command_of(argv))
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        return fail(exc, EXIT_BAD_INPUT)
+    except SystemExit as exc:  # --help / --version
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    try:
+        code: int = args.handler(args)
+        return code
+    except UsageError as exc:
+        return fail(exc, EXIT_BAD_INPUT)
+    except ScenarioError as exc:
+        return fail(exc, EXIT_BAD_INPUT)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        return fail(f"{where}{exc.strerror or exc}", EXIT_BAD_INPUT)
+    except SimulationError as exc:
+        return fail(f"simulation failed: {exc}", EXIT_SIMULATION_FAILED)
+    except KeyboardInterrupt as exc:  # a sweep's SweepInterrupted says what was kept
+        return fail(str(exc) or "interrupted", EXIT_INTERRUPTED)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""The sweep's tables: ``runs.parquet`` (one row per run and flow) and ``summary.parquet``
+(per point, flow and metric: n, mean, std and the 95 % confidence interval)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from renolab.stats import student_t_quantile
+from renolab.sweep.store import RUN_METRICS
+
+if TYPE_CHECKING:
+    from renolab.sweep.plan import PlannedRun
+
+__all__ = ["param_names", "runs_frame", "summarise", "write_parquet"]
+
+
+def runs_frame(plan: Sequence[PlannedRun], records: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per run and flow, ordered by point, replication and flow (scenario order)."""
+    param_names: list[str] = []
+    for run in plan:
+        for name in run.params:
+            if name not in param_names:
+                param_names.append(name)
+    rows = []
+    flow_columns: list[str] = []
+    for run in sorted(plan, key=lambda r: (r.point, r.replication)):
+        record = records[run.key]
+        for flow in record["flows"]:
+            for name in flow:
+                if name not in flow_columns:
+                    flow_columns.append(name)
+            row = {"point": run.point, "replication": run.replication, "seed": run.seed}
+            row.update({f"param:{name}": run.params.get(name) for name in param_names})
+            row.update({f"flow:{k}": v for k, v in flow.items()})
+            row.update({f"run:{k}": record["run"].get(k) for k in RUN_METRICS})
+            row["key"] = run.key
+            rows.append(row)
+    metrics = [c for c in flow_columns if c != "flow"]
+    run_metrics = [m for m in RUN_METRICS if m not in flow_columns]
+    data: dict[str, Any] = {"point": np.array([r["point"] for r in rows], dtype=np.int64)}
+    for name in param_names:
+        data[name] = _param_column([r[f"param:{name}"] for r in rows])
+    data["replication"] = np.array([r["replication"] for r in rows], dtype=np.int64)
+    data["seed"] = np.array([r["seed"] for r in rows], dtype=np.int64)
+    data["flow"] = [r.get("flow:flow") for r in rows]
+    for name in metrics:
+        data[name] = _metric_column([r.get(f"flow:{name}") for r in rows])
+    for name in run_metrics:
+        data[name] = _metric_column([r.get(f"run:{name}") for r in rows])
+    data["key"] = [r["key"] for r in rows]
+    return pd.DataFrame(data)
+
+
+def _param_column(values: list[Any]) -> Any:
+    present = [v for v in values if v is not None]
+    if all(isinstance(v, bool) for v in present):
+        return pd.array(values, dtype="boolean") if None in values else np.array(values, dtype=bool)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        if all(isinstance(v, int) for v in present) and None not in values:
+            return np.array(values, dtype=np.int64)
+        return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
+    if all(isinstance(v, str) for v in present):
+        return pd.Series(values)
+    return pd.Series(
+        [None if v is None else v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str) for v in values]
+    )
+
+
+def _metric_column(values: list[Any]) -> Any:
+    present = [v for v in values if v is not None]
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present)
+    if present and numeric:
+        if None not in values and all(isinstance(v, int) for v in present):
+            return np.array(values, dtype=np.int64)
+        return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
+    if present and all(isinstance(v, bool) for v in present) and None not in values:
+        return np.array(values, dtype=bool)
+    return pd.Series(values)
+
+
+def summarise(runs: pd.DataFrame, params: Sequence[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
+    """Per point, flow and numeric metric of *runs*: n, mean, std and the CI.
+
+    ``n`` counts the non-missing values (e.g. runs whose flow finished, for
+    ``completion_time_s``); ``std`` is the sample standard deviation (ddof = 1);
+    ``ci95`` the half-width t_{0.975, n-1} std / sqrt(n) of the 95 % confidence
+    interval for the mean (Student's t, :func:`renolab.stats.student_t_quantile`), ``ci95_low``
+    and ``ci95_high`` its ends.  With n < 2, std and the interval are NaN (as in
+    :func:`renolab.stats.mean_ci`).  *params* are the
+    parameter columns (default: those between ``point`` and ``replication``, as in
+    runs.parquet).
+    """
+    fixed = {"point", "replication", "seed", "flow", "key"}
+    params = list(param_names(runs) if params is None else params)
+    metrics = [
+        c
+        for c in runs.columns
+        if c not in fixed
+        and c not in params
+        and pd.api.types.is_numeric_dtype(runs[c])
+        and not pd.api.types.is_bool_dtype(runs[c])
+    ]
+    level = 1.0 - (1.0 - confidence) / 2.0
+    columns = ["point", *params, "flow", "metric", "n", "mean", "std", "ci95", "ci95_low", "ci95_high"]
+    codes, _ = pd.factorize(pd.MultiIndex.from_arrays([runs["point"], runs["flow"]]), sort=False)
+    n_groups, n_metrics = (int(codes.max()) + 1 if len(codes) else 0), len(metrics)
+    values = runs[metrics].to_numpy(dtype=np.float64, na_value=np.nan) if n_metrics else np.empty((len(runs), 0))
+    first_rows = np.zeros(n_groups, dtype=np.intp)
+    n = np.zeros((n_groups, n_metrics), dtype=np.int64)
+    mean = np.full((n_groups, n_metrics), np.nan)
+    std = np.full((n_groups, n_metrics), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for g in range(n_groups):
+            rows = np.flatnonzero(codes == g)
+            first_rows[g] = rows[0]
+            block = values[rows]
+            present = ~np.isnan(block)
+            count = present.sum(axis=0)
+            m = np.where(present, block, 0.0).sum(axis=0) / count
+            squares = (np.where(present, block - m, 0.0) ** 2).sum(axis=0)
+            n[g], mean[g] = count, m
+            std[g] = np.where(count > 1, np.sqrt(squares / (count - 1)), np.nan)
+    quantile = np.array([student_t_quantile(level, k - 1) if k > 1 else np.nan for k in n.ravel()])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = quantile.reshape(n.shape) * std / np.sqrt(n)
+    data: dict[str, Any] = {"point": np.repeat(runs["point"].to_numpy()[first_rows], n_metrics)}
+    for p in params:
+        data[p] = runs[p].iloc[np.repeat(first_rows, n_metrics)].reset_index(drop=True)
+    data["flow"] = runs["flow"].iloc[np.repeat(first_rows, n_metrics)].reset_index(drop=True)
+    data["metric"] = pd.Series(np.tile(np.array(metrics, dtype=object), n_groups), dtype=runs["flow"].dtype)
+    data["n"] = n.ravel()
+    data["mean"] = mean.ravel()
+    data["std"] = std.ravel()
+    data["ci95"] = half.ravel()
+    data["ci95_low"] = (mean - half).ravel()
+    data["ci95_high"] = (mean + half).ravel()
+    return pd.DataFrame(data, columns=columns)
+
+
+def param_names(runs: pd.DataFrame) -> list[str]:
+    """Parameter columns: those between ``point`` and ``replication``."""
+    columns = list(runs.columns)
+    try:
+        return columns[columns.index("point") + 1 : columns.index("replication")]
+    except ValueError:
+        return []
+
+
+def write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        frame.to_parquet(tmp, index=False)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
