@@ -7,7 +7,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use renolab_core::tcp::cc::{Cc, NewReno, Reno, Vegas, VegasConfig};
-use renolab_core::tcp::recovery::{Careful, NewRenoConfig, RecoveryKind, TimerReset};
+use renolab_core::tcp::recovery::{RetransmitGuard, NewRenoConfig, RecoveryKind, TimerReset};
 use renolab_core::tcp::rtt::RtoConfig;
 use renolab_core::tcp::sack::SackBlocks;
 use renolab_core::tcp::{
@@ -112,9 +112,9 @@ impl ArbSender {
                 TimerReset::Impatient
             },
             careful: match self.careful % 3 {
-                0 => Careful::Careful,
-                1 => Careful::LessCareful,
-                _ => Careful::Off,
+                0 => RetransmitGuard::AfterRecover,
+                1 => RetransmitGuard::Heuristic,
+                _ => RetransmitGuard::Off,
             },
             hoe_sending: self.ssthresh_estimation,
         };

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::net::headers::TCP_IP_HEADER_BYTES;
 use crate::tcp::cc::VegasConfig;
-use crate::tcp::recovery::{Careful, NewRenoConfig, RecoveryKind, TimerReset, RECOVERIES};
+use crate::tcp::recovery::{NewRenoConfig, RecoveryKind, RetransmitGuard, TimerReset, RECOVERIES};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
@@ -367,10 +367,10 @@ fn parse_recovery(
                 None => defaults.timer_reset,
             };
             let careful = match o.table.and_then(|t| t.get("careful")) {
-                None => Careful::Careful,
-                Some(Value::Bool(true)) => Careful::Careful,
-                Some(Value::Bool(false)) => Careful::Off,
-                Some(Value::String(s)) if s == "less" => Careful::LessCareful,
+                None => RetransmitGuard::AfterRecover,
+                Some(Value::Bool(true)) => RetransmitGuard::AfterRecover,
+                Some(Value::Bool(false)) => RetransmitGuard::Off,
+                Some(Value::String(s)) if s == "less" => RetransmitGuard::Heuristic,
                 Some(v) => {
                     return Err(ScenarioError::new(
                         o.field("careful"),
@@ -614,9 +614,9 @@ fn tcp_json(t: &TcpSpec) -> Value {
             TimerReset::Impatient => "impatient",
         });
         options["careful"] = match c.careful {
-            Careful::Careful => json!(true),
-            Careful::LessCareful => json!("less"),
-            Careful::Off => json!(false),
+            RetransmitGuard::AfterRecover => json!(true),
+            RetransmitGuard::Heuristic => json!("less"),
+            RetransmitGuard::Off => json!(false),
         };
     }
     match t.variant {

@@ -127,7 +127,7 @@ fn variant_options_are_checked_against_the_variant() {
         nr.flows[0].tcp().unwrap().sender.recovery,
         crate::tcp::recovery::RecoveryKind::NewReno(crate::tcp::recovery::NewRenoConfig {
             timer_reset: crate::tcp::recovery::TimerReset::Impatient,
-            careful: crate::tcp::recovery::Careful::LessCareful,
+            careful: crate::tcp::recovery::RetransmitGuard::Heuristic,
             ..
         })
     ));

@@ -29,7 +29,7 @@ pub mod tahoe;
 pub mod vegas_ns2;
 
 pub use linux::LinuxRecovery;
-pub use newreno::{Careful, NewRenoConfig, NewRenoRecovery, TimerReset};
+pub use newreno::{NewRenoConfig, NewRenoRecovery, RetransmitGuard, TimerReset};
 pub use reno::RenoRecovery;
 pub use rfc6675::Rfc6675;
 pub use sack::Ns2Sack;
@@ -194,10 +194,10 @@ impl Recovery {
     }
 
     /// The guard on starting another fast retransmit after a loss event.
-    pub fn careful(&self) -> Careful {
+    pub fn careful(&self) -> RetransmitGuard {
         match self {
             Recovery::NewReno(r) => r.config.careful,
-            _ => Careful::Careful,
+            _ => RetransmitGuard::AfterRecover,
         }
     }
 

@@ -18,16 +18,17 @@ pub enum TimerReset {
 }
 
 /// Whether duplicate ACKs after a loss event may start another fast retransmit
-/// (RFC 6582 §3.2 step 1 and §4.1).
+/// (RFC 6582 §3.2 step 1 and §4.1; the scenario's `careful` option).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Careful {
+pub enum RetransmitGuard {
     /// Only once the cumulative ACK covers more than `recover` (RFC 6582 §3.2 step 1;
-    /// ns-2's `bug_fix_`).
-    Careful,
+    /// ns-2's `bug_fix_`; `careful = true`).
+    AfterRecover,
     /// Also when cwnd > 1 segment and the ACK is within 4 segments of the highest ACK
-    /// seen before the loss event (RFC 6582 §4.1 heuristic).
-    LessCareful,
-    /// Always (RFC 2582 without the bug fix): may retransmit the same window twice.
+    /// seen before the loss event (RFC 6582 §4.1 heuristic; `careful = "less"`).
+    Heuristic,
+    /// Always (RFC 2582 without the bug fix; `careful = false`): may retransmit the same
+    /// window twice.
     Off,
 }
 
@@ -39,7 +40,7 @@ pub struct NewRenoConfig {
     /// Timer restart policy on partial ACKs.
     pub timer_reset: TimerReset,
     /// Fast retransmit guard after a loss event.
-    pub careful: Careful,
+    pub careful: RetransmitGuard,
     /// ns-2 with Hoe's changes (`newreno_changes_ = 1`) also changes how recovery sends: no
     /// window-released segments during recovery, one new segment on every odd duplicate
     /// from the fifth. Set together with the controller's Hoe estimate.
@@ -53,7 +54,7 @@ impl Default for NewRenoConfig {
             // RFC 6582 §3.2 step 5 ("if this is the first partial ACK ... reset the
             // retransmit timer") and ns-2's newreno_changes1_ = 1.
             timer_reset: TimerReset::Impatient,
-            careful: Careful::Careful,
+            careful: RetransmitGuard::AfterRecover,
             hoe_sending: false,
         }
     }

@@ -72,7 +72,7 @@ impl VegasNs2 {
     /// [`Vegas::segment_expired`]), though never one past the end of the data, and counts it
     /// as a third duplicate: more duplicates inflate the window.
     pub(crate) fn check_expired(&mut self, s: &mut SenderState, cc: &mut Cc, now: SimTime) {
-        if s.snd_una < s.limit && vegas(cc).worried_and_expired(now, s.snd_una) {
+        if s.snd_una < s.limit && vegas(cc).recheck_after_retransmit(now, s.snd_una) {
             s.retransmit_next = Some(s.snd_una);
             s.dupacks = s.config.dupack_threshold;
         }

@@ -5,7 +5,7 @@
 use super::{Phase, TcpSender};
 use crate::tcp::cc::{AckSample, Congestion, CongestionControl};
 use crate::tcp::config::Dialect;
-use crate::tcp::recovery::Careful;
+use crate::tcp::recovery::RetransmitGuard;
 use crate::tcp::sack::SackBlocks;
 use crate::tcp::window::Window;
 use crate::time::SimTime;
@@ -161,8 +161,8 @@ impl TcpSender {
         let again = self.recovery.fast_retransmits_again() && s.last_loss_was_fast_retransmit;
         let covers_recover = again || s.recover.is_none_or(|r| s.snd_una > r);
         match self.recovery.careful() {
-            Careful::Careful => covers_recover,
-            Careful::LessCareful => match s.config.dialect {
+            RetransmitGuard::AfterRecover => covers_recover,
+            RetransmitGuard::Heuristic => match s.config.dialect {
                 // ns-2's lessCareful_: also when the ACK reaches exactly `recover`.
                 Dialect::Ns2 => s.recover.is_none_or(|r| s.snd_una >= r),
                 // RFC 6582 §4.1: cwnd above one segment and the ACK within 4 segments of the
@@ -173,7 +173,7 @@ impl TcpSender {
                             && s.snd_una.saturating_sub(s.highest_ack_before_loss) <= 4)
                 }
             },
-            Careful::Off => true,
+            RetransmitGuard::Off => true,
         }
     }
 
