@@ -243,6 +243,8 @@ REFUSALS = {
     "rfc profile": (_set(["flow", 0, "profile"], "rfc"), "flow[0].profile"),
     "rfc6675 sack": (lambda d: d["flow"][0].update(variant="sack", options={"sack_recovery": "rfc6675"}),
                      "flow[0].options.sack_recovery"),
+    "recovery without an agent": (_set(["flow", 0, "recovery"], "newreno"), "flow[0].recovery"),
+    "pacing": (_set(["flow", 0, "options"], {"pacing": True}), "flow[0].options.pacing"),
     "codel": (_set(["link", 1, "queue"], {"kind": "codel"}), "link[1].queue.kind"),
     "fq_codel": (_set(["link", 1, "reverse"], {"queue": {"kind": "fq_codel"}}), "link[1].reverse.queue.kind"),
     "latency jitter": (_set(["link", 0, "latency"], {"kind": "uniform", "min": "1ms", "max": "3ms"}),

@@ -19,6 +19,10 @@ from renolab.ns2.run import COLUMNS, TABLE_MARKER
 from renolab.scenario import PathLike, Scenario
 from renolab.units import duration_ns, rate_bps
 
+#: The loss recovery of each ns-2.35 agent, by renolab variant (Agent/TCP is Tahoe's
+#: go-back-N, Agent/TCP/Sack1 ns-2's SACK recovery, and Vegas recovers as Reno does).
+NS2_RECOVERY = {"tahoe": "tahoe", "reno": "reno", "newreno": "newreno", "sack": "sack", "vegas": "reno"}
+
 __all__ = ["PHASE_SEARCH_SEEDS", "PREAMBLE", "is_random", "load", "to_tcl"]
 
 #: Seeds tried when a flow sets ``clock_phase`` (see the module documentation).
@@ -176,6 +180,19 @@ class _Exporter:
                     f"{p}.options.sack_recovery: {o['sack_recovery']!r} has no ns-2.35 equivalent; "
                     'ns-2\'s Agent/TCP/Sack1 is sack_recovery = "ns2"'
                 )
+            agent_recovery = NS2_RECOVERY.get(f["variant"])
+            if agent_recovery is None:
+                raise ScenarioError(
+                    f"{p}.variant: {f['variant']!r} is not an ns-2.35 agent; ns-2 has "
+                    + ", ".join(NS2_RECOVERY)
+                )
+            if f.get("recovery", agent_recovery) != agent_recovery:
+                raise ScenarioError(
+                    f"{p}.recovery: {f['recovery']!r} with variant {f['variant']!r} has no ns-2.35 agent; "
+                    "ns-2's agents pair " + ", ".join(f"{v}/{r}" for v, r in NS2_RECOVERY.items())
+                )
+            if o.get("pacing"):
+                raise ScenarioError(f"{p}.options.pacing: ns-2.35's TCP agents do not pace; use pacing = false")
             if duration_ns(o["clock_granularity"]) == 0:
                 raise ScenarioError(
                     f"{p}.options.clock_granularity: 0s (an exact clock) has no ns-2 equivalent; "
