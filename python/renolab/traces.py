@@ -13,7 +13,7 @@ Decoded columns, per trace (see ``docs/outputs.md`` for units):
 ``cwnd``   time_s, flow, cwnd, ssthresh
 ``seq``    time_s, flow, event, seq
 ``rtt``    time_s, flow, rtt_s, srtt_s, rto_s
-``queue``  time_s, link, packets, bytes
+``queue``  time_s, link, packets, bytes, marked (1: a row for an ECN mark, not a change)
 ``drops``  time_s, link, flow, kind, seq, cause
 ``hops``   time_s, link, event, kind, size, flow, seq, uid
 =========  ====================================================================
@@ -50,7 +50,7 @@ TRACE_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "cwnd": (("time_ns", "<u8"), ("flow", "<u4"), ("cwnd", "<f8"), ("ssthresh", "<f8")),
     "seq": (("time_ns", "<u8"), ("flow", "<u4"), ("event", "u1"), ("seq", "<u4")),
     "rtt": (("time_ns", "<u8"), ("flow", "<u4"), ("rtt_ns", "<u8"), ("srtt_ns", "<u8"), ("rto_ns", "<u8")),
-    "queue": (("time_ns", "<u8"), ("link", "<u4"), ("packets", "<u4"), ("bytes", "<u8")),
+    "queue": (("time_ns", "<u8"), ("link", "<u4"), ("packets", "<u4"), ("bytes", "<u8"), ("marked", "u1")),
     "drops": (
         ("time_ns", "<u8"),
         ("link", "<u4"),
