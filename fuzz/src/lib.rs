@@ -61,6 +61,7 @@ impl ArbReceiver {
             sack_option_bytes: 0,
                 sack: self.sack,
                 dialect: if self.ns2 { Dialect::Ns2 } else { Dialect::Rfc },
+                ecn: renolab_core::tcp::ecn::EchoMode::Off,
             },
             transfer,
         )
@@ -170,10 +171,12 @@ impl ArbSender {
             },
             handshake: self.handshake,
             dialect: if self.ns2 { Dialect::Ns2 } else { Dialect::Rfc },
+            ecn: renolab_core::tcp::ecn::EchoMode::Off,
             recovery,
             limited_transmit: self.limited_transmit,
             clock_phase: None,
             pacing: false,
+            ecn: false,
         };
         let tick = granularity.as_nanos();
         let phase = if tick > 0 {

@@ -43,6 +43,9 @@ __all__ = [
 FLOW_EXTRA_COLUMNS = ("goodput_bps", "sent_bps", "drop_rate", "bottleneck", "bottleneck_bps", "mu")
 #: Columns Python adds to the core's per-link table.
 LINK_EXTRA_COLUMNS = ("rate_bps", "delay_s")
+#: ECN counters (docs/outputs.md), kept last so that the columns before them never move.
+FLOW_ECN_COLUMNS = ("ecn_marks", "cwnd_reductions")
+LINK_ECN_COLUMNS = ("marks",)
 
 
 class TraceNotRecordedError(KeyError, ValueError):
@@ -101,6 +104,10 @@ class Result:
             for k, v in _flow_extras(flows, links, self._scenario_normalised(), self.summary.get("sim_time_s")).items()
             if k not in flows
         )
+        for table, names in ((flows, FLOW_ECN_COLUMNS), (links, LINK_ECN_COLUMNS)):
+            for name in names:
+                if name in table:
+                    table[name] = table.pop(name)
         # The tables become DataFrames when first read: a sweep's worker only needs their
         # rows, and building two frames costs more than many a short run.
         self._tables: dict[str, dict[str, list[Any]]] | None = {"flows": flows, "links": links}

@@ -26,9 +26,12 @@ REASON = unsupported_reason()
 needs_root = pytest.mark.skipif(REASON is not None, reason=f"emulation not possible here: {REASON}")
 
 
-def renolab_namespaces() -> list[str]:
+def renolab_namespaces(pid: int | None = None) -> list[str]:
+    """The namespaces the emulations of process *pid* (default this one) made: others may
+    run beside the tests."""
+    mine = f"renolab-{os.getpid() if pid is None else pid}-"
     try:
-        return sorted(n for n in os.listdir("/run/netns") if n.startswith("renolab-"))
+        return sorted(n for n in os.listdir("/run/netns") if n.startswith(mine))
     except FileNotFoundError:
         return []
 
@@ -205,15 +208,15 @@ def test_ctrl_c_removes_everything(tmp_path):
         text=True,
     )
     deadline = time.monotonic() + 10
-    while not renolab_namespaces() and time.monotonic() < deadline:
+    while not renolab_namespaces(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert renolab_namespaces(), "the emulation did not start"
+    assert renolab_namespaces(proc.pid), "the emulation did not start"
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
     assert "interrupted" in err
-    assert renolab_namespaces() == []
+    assert renolab_namespaces(proc.pid) == []
 
 
 @needs_root

@@ -30,7 +30,7 @@ EXPECTED_COLUMNS = {
     "cwnd": ["time_s", "flow", "cwnd", "ssthresh"],
     "seq": ["time_s", "flow", "event", "seq"],
     "rtt": ["time_s", "flow", "rtt_s", "srtt_s", "rto_s"],
-    "queue": ["time_s", "link", "packets", "bytes"],
+    "queue": ["time_s", "link", "packets", "bytes", "marked"],
     "drops": ["time_s", "link", "flow", "kind", "seq", "cause"],
     "hops": ["time_s", "link", "event", "kind", "size", "flow", "seq", "uid"],
 }

@@ -26,6 +26,7 @@ fn data_packet(seq: u32) -> Packet {
         retransmit: false,
         sent_at: SimTime::ZERO,
         sack: SackBlocks::EMPTY,
+        ecn: renolab_core::net::Ecn::NONE,
     }
 }
 
@@ -83,7 +84,7 @@ fn hop(c: &mut Criterion) {
                     {
                         pool.remove(id);
                     }
-                    if let Some(head) = dir.queue.dequeue(now, &mut on_drop) {
+                    if let Some(head) = dir.queue.dequeue(now, &mut on_drop).map(|d| d.id) {
                         let size = pool.get(head).size;
                         black_box(dir.start_tx(now, head, size, SEQS));
                     }

@@ -70,6 +70,7 @@ pub fn sender(variant: &str, window: u32) -> TcpSender {
         limited_transmit: true,
         clock_phase: None,
         pacing: false,
+        ecn: false,
     };
     let transfer = Transfer {
         mss: 1460,

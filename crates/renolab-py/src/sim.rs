@@ -52,6 +52,8 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&flows, "first_send_s", f, |r| secs(r.first_send))?;
     column(&flows, "finish_s", f, |r| secs(r.finish))?;
     column(&flows, "mean_latency_s", f, |r| r.mean_latency_s)?;
+    column(&flows, "ecn_marks", f, |r| r.ecn_marks)?;
+    column(&flows, "cwnd_reductions", f, |r| r.cwnd_reductions)?;
 
     let links = PyDict::new(py);
     let l = &out.links[..];
@@ -70,6 +72,7 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&links, "scripted_drops", l, |r| r.stats.scripted_drops)?;
     column(&links, "utilisation", l, |r| r.utilisation)?;
     column(&links, "max_queue", l, |r| r.max_queue)?;
+    column(&links, "marks", l, |r| r.stats.marks)?;
 
     let s = &out.summary;
     let summary = PyDict::new(py);

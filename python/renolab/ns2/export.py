@@ -180,6 +180,11 @@ class _Exporter:
                     f"{p}.options.sack_recovery: {o['sack_recovery']!r} has no ns-2.35 equivalent; "
                     'ns-2\'s Agent/TCP/Sack1 is sack_recovery = "ns2"'
                 )
+            if f["variant"] == "dctcp":
+                raise ScenarioError(
+                    f'{p}.variant: "dctcp" has no ns-2.35 equivalent (DCTCP is an outside patch); '
+                    "export ECN with reno, newreno or sack and options.ecn = true"
+                )
             agent_recovery = NS2_RECOVERY.get(f["variant"])
             if agent_recovery is None:
                 raise ScenarioError(
@@ -223,6 +228,11 @@ class _Exporter:
                     raise ScenarioError(
                         f"{p}.queue.kind: {q['kind']!r} has no ns-2.35 equivalent (ns-2.35 has no "
                         "CoDel); use droptail or red"
+                    )
+                if q["kind"] == "droptail" and "ecn_threshold" in q:
+                    raise ScenarioError(
+                        f"{p}.queue.ecn_threshold: ns-2.35's DropTail does not mark; use kind = "
+                        '"red" with ecn = true'
                     )
                 if q["kind"] == "droptail" and "limit_bytes" in q and q["limit_bytes"] + 1 > _INT_MAX:
                     raise ScenarioError(f"{p}.queue.limit_bytes: ns-2's limit_ holds at most {_INT_MAX - 1} bytes")
@@ -349,10 +359,13 @@ class _Exporter:
                     "queue_in_bytes_": q["queue_in_bytes"],
                     "mean_pktsize_": q["mean_pktsize"],
                     "targetdelay_": duration_ns(q["target_delay"]) / 1e9,
-                    "setbit_": False,
+                    # ECN (RFC 3168): setbit_ marks ECT arrivals the early test picks.
+                    "setbit_": q.get("ecn", False),
                     "use_mark_p_": True,
                     "adaptive_": 0,
                 }
+                if q.get("ecn"):
+                    params["mark_p_"] = q["mark_p"]
                 self.emit("; ".join(f"$q set {k} {_num(v)}" for k, v in params.items()))
             if d["loss"]:
                 self.losses(p, x, y, d["loss"])
@@ -499,6 +512,10 @@ class _Exporter:
             "numdupacks_": o["dupack_threshold"],
             "singledup_": 1 if o["limited_transmit"] else 0,
         }
+        if o.get("ecn"):
+            # ECN-Reno (tcp.cc ecn()): ECT data, ECN-Echo halves once per window; the sinks
+            # echo CE whenever the data is ECT.
+            params["ecn_"] = 1
         if v == "newreno":
             careful = o["careful"]
             params.update(

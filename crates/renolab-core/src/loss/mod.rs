@@ -147,6 +147,7 @@ mod tests {
             retransmit: false,
             sent_at: SimTime::ZERO,
             sack: crate::tcp::sack::SackBlocks::EMPTY,
+            ecn: crate::net::Ecn::NONE,
         }
     }
 

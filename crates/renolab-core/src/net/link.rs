@@ -55,6 +55,8 @@ pub struct LinkStats {
     pub busy_ns: u64,
     /// Largest number of packets that waited at once.
     pub max_queue: u64,
+    /// Packets the queue marked Congestion Experienced (RFC 3168) instead of dropping.
+    pub marks: u64,
 }
 
 impl LinkStats {
@@ -176,7 +178,10 @@ impl LinkDir {
             QueueSpec::DropTail {
                 limit,
                 counts_transmitting,
-            } => Queue::DropTail(DropTail::new(limit, counts_transmitting)),
+                ecn_threshold,
+            } => Queue::DropTail(
+                DropTail::new(limit, counts_transmitting).with_ecn_threshold(ecn_threshold),
+            ),
             QueueSpec::Red(config) => Queue::Red(Red::new(config, stream("queue"))),
             QueueSpec::CoDel(config) => Queue::CoDel(CoDel::new(config)),
             QueueSpec::FqCoDel(config) => Queue::FqCoDel(FqCoDel::new(config, stream("queue"))),
@@ -270,7 +275,7 @@ impl LinkDir {
 mod tests {
     use super::*;
     use crate::loss::AppliesTo;
-    use crate::net::{Packet, PacketKind};
+    use crate::net::{Ecn, Packet, PacketKind};
     use crate::queue::QueueLimit;
     use crate::scenario::LossSpec;
     use crate::tcp::sack::SackBlocks;
@@ -282,6 +287,7 @@ mod tests {
             queue: QueueSpec::DropTail {
                 limit: QueueLimit::Packets(10),
                 counts_transmitting: false,
+                ecn_threshold: None,
             },
             losses: vec![LossSpec {
                 kind: LossKind::Uniform { p },
@@ -301,6 +307,7 @@ mod tests {
             retransmit: false,
             sent_at: SimTime::ZERO,
             sack: SackBlocks::EMPTY,
+            ecn: Ecn::NONE,
         };
         (0..64)
             .map(|_| dir.losses[0].judge(&packet).is_some())

@@ -8,5 +8,5 @@ pub mod pipe;
 pub mod routing;
 
 pub use link::{is_forward, link_of, LinkDir, LinkStats, DIRS_PER_LINK};
-pub use packet::{Packet, PacketId, PacketKind, PacketPool};
+pub use packet::{Ecn, Packet, PacketId, PacketKind, PacketPool};
 pub use routing::Routes;

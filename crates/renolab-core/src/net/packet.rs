@@ -36,6 +36,64 @@ impl PacketKind {
     }
 }
 
+/// The ECN bits a packet carries: the IP header's ECN field (RFC 3168 §5) and the TCP
+/// header's ECE and CWR flags (§6.1), packed in one byte so that [`Packet`] does not grow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ecn(u8);
+
+impl Ecn {
+    /// Not-ECT, no TCP flag: what every packet carries unless its endpoints negotiated ECN.
+    pub const NONE: Ecn = Ecn(0);
+    /// The ECN field's codepoints (RFC 3168 §5): Not-ECT 00, ECT(1) 01, ECT(0) 10, CE 11.
+    const FIELD: u8 = 0b11;
+    const ECT0: u8 = 0b10;
+    const CE: u8 = 0b11;
+    /// TCP ECN-Echo (RFC 3168 §6.1), TCP Congestion Window Reduced.
+    const ECE: u8 = 1 << 2;
+    const CWR: u8 = 1 << 3;
+
+    /// The two-bit IP ECN field, as on the wire (pcap, tshark's `ip.dsfield.ecn`).
+    pub fn field(self) -> u8 {
+        self.0 & Self::FIELD
+    }
+    /// ECN-Capable Transport: ECT(0), ECT(1) or CE.
+    #[inline]
+    pub fn is_ect(self) -> bool {
+        self.field() != 0
+    }
+    /// Congestion Experienced.
+    #[inline]
+    pub fn is_ce(self) -> bool {
+        self.field() == Self::CE
+    }
+    /// The TCP ECN-Echo flag.
+    #[inline]
+    pub fn ece(self) -> bool {
+        self.0 & Self::ECE != 0
+    }
+    /// The TCP Congestion Window Reduced flag.
+    #[inline]
+    pub fn cwr(self) -> bool {
+        self.0 & Self::CWR != 0
+    }
+    /// With the IP field set to ECT(0), the codepoint RFC 3168 §6.1.1 senders use.
+    pub fn with_ect0(self) -> Ecn {
+        Ecn((self.0 & !Self::FIELD) | Self::ECT0)
+    }
+    /// With the IP field set to CE (a queue's mark; only an ECT packet may get it).
+    pub fn with_ce(self) -> Ecn {
+        Ecn(self.0 | Self::CE)
+    }
+    /// With the TCP ECE flag set to `on`.
+    pub fn with_ece(self, on: bool) -> Ecn {
+        Ecn((self.0 & !Self::ECE) | if on { Self::ECE } else { 0 })
+    }
+    /// With the TCP CWR flag set to `on`.
+    pub fn with_cwr(self, on: bool) -> Ecn {
+        Ecn((self.0 & !Self::CWR) | if on { Self::CWR } else { 0 })
+    }
+}
+
 /// One packet in the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
@@ -55,6 +113,8 @@ pub struct Packet {
     pub sent_at: SimTime,
     /// ACK: SACK blocks (RFC 2018), empty otherwise.
     pub sack: SackBlocks,
+    /// The IP ECN field and the TCP ECE/CWR flags.
+    pub ecn: Ecn,
 }
 
 /// A slab of packets with a free list.
@@ -90,6 +150,12 @@ impl PacketPool {
         &self.slots[id.0 as usize]
     }
 
+    /// The packet behind `id`, to change (a queue's CE mark).
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.0 as usize]
+    }
+
     /// Releases `id` and returns the packet it held.
     pub fn remove(&mut self, id: PacketId) -> Packet {
         self.free.push(id.0);
@@ -121,7 +187,19 @@ mod tests {
             retransmit: false,
             sent_at: SimTime::ZERO,
             sack: SackBlocks::EMPTY,
+            ecn: Ecn::NONE,
         }
+    }
+
+    #[test]
+    fn ecn_bits_do_not_grow_the_packet() {
+        // 56 bytes with or without the ECN byte: it fills padding.
+        assert_eq!(std::mem::size_of::<Packet>(), 56);
+        let e = Ecn::NONE.with_ect0();
+        assert!(e.is_ect() && !e.is_ce() && e.field() == 0b10);
+        let e = e.with_ce().with_ece(true).with_cwr(true);
+        assert!(e.is_ce() && e.field() == 0b11 && e.ece() && e.cwr());
+        assert!(!e.with_ece(false).ece() && e.with_ece(false).is_ce());
     }
 
     #[test]

@@ -8,11 +8,16 @@
 //! pseudocode of RFC 8289 §5 (`dodequeue()`, `dequeue()`, `control_law()`), with exact
 //! integer-nanosecond times and a floating-point square root where Linux uses a Newton step.
 //!
+//! With `ecn` (RFC 8289 §5, Linux `codel_params.ecn`) an ECN-capable packet that the
+//! control law would drop is marked Congestion Experienced and sent instead; the law moves
+//! on exactly as after a drop (Linux `codel_dequeue()`: `count` grows, the next drop time
+//! follows).
+//!
 //! [`CodelVars`] is the per-queue control state and is shared with FQ-CoDel, which runs one
 //! per flow queue.
 
 use super::fifo::Fifo;
-use super::{QueueDrop, QueueLimit, Queued};
+use super::{Admit, Dequeued, QueueDrop, QueueLimit, Queued};
 use crate::net::packet::PacketId;
 use crate::time::{SimDuration, SimTime};
 
@@ -33,6 +38,9 @@ pub struct CoDelConfig {
     /// Hard limit; an arrival that does not fit is tail-dropped (default 1000 packets, the
     /// Linux `sch_codel` default).
     pub limit: QueueLimit,
+    /// Mark ECN-capable packets instead of dropping them (default false, as Linux
+    /// `sch_codel`).
+    pub ecn: bool,
 }
 
 impl Default for CoDelConfig {
@@ -42,6 +50,7 @@ impl Default for CoDelConfig {
             interval: SimDuration::from_millis(100),
             mtu: 1514,
             limit: QueueLimit::Packets(1000),
+            ecn: false,
         }
     }
 }
@@ -65,6 +74,8 @@ pub(crate) struct CodelParams {
     pub target: SimDuration,
     pub interval: SimDuration,
     pub mtu: u32,
+    /// Mark ECN-capable packets instead of dropping them.
+    pub ecn: bool,
 }
 
 /// Per-queue CoDel state (RFC 8289 §5.2 "per-queue state").
@@ -121,15 +132,17 @@ impl CodelVars {
     }
 
     /// RFC 8289 §5.5 `dequeue()`: the packet to send at `now`, dropping heads through
-    /// `drop` as the control law requires.
+    /// `drop` as the control law requires, and whether CoDel marked it CE (with ECN, the
+    /// packet it would have dropped, if ECN-capable).
     pub(crate) fn dequeue(
         &mut self,
         p: &CodelParams,
         now: SimTime,
         pop: &mut impl FnMut() -> Option<(Queued, u64)>,
         drop: &mut impl FnMut(Queued),
-    ) -> Option<Queued> {
+    ) -> Option<(Queued, bool)> {
         let (mut pkt, ok_to_drop) = self.dodequeue(p, now, pop);
+        let marks = |pkt: &Option<Queued>| p.ecn && pkt.is_some_and(|q| q.ect);
         if self.dropping {
             if !ok_to_drop {
                 // "sojourn time below TARGET - leave drop state"
@@ -138,6 +151,12 @@ impl CodelVars {
             // "A large backlog might result in drop rates so high that the next drop
             // should happen now, hence the 'while' loop."
             while self.dropping && now >= self.drop_next {
+                if marks(&pkt) {
+                    // Linux codel_dequeue(): mark, move the law on, send it.
+                    self.count += 1;
+                    self.drop_next = control_law(self.drop_next, p.interval, self.count);
+                    return pkt.map(|q| (q, true));
+                }
                 if let Some(victim) = pkt.take() {
                     drop(victim);
                 }
@@ -151,11 +170,15 @@ impl CodelVars {
                 }
             }
         } else if ok_to_drop {
-            // Enter the drop state: drop this packet and send the next.
-            if let Some(victim) = pkt.take() {
-                drop(victim);
+            // Enter the drop state: drop this packet and send the next (or, with ECN,
+            // mark an ECN-capable one and send it).
+            let marked = marks(&pkt);
+            if !marked {
+                if let Some(victim) = pkt.take() {
+                    drop(victim);
+                }
+                pkt = self.dodequeue(p, now, pop).0;
             }
-            pkt = self.dodequeue(p, now, pop).0;
             self.dropping = true;
             // "If min went above TARGET close to when it last went below, assume that the
             // drop rate that controlled the queue on the last cycle is a good starting
@@ -170,8 +193,11 @@ impl CodelVars {
             };
             self.drop_next = control_law(now, p.interval, self.count);
             self.lastcount = self.count;
+            if marked {
+                return pkt.map(|q| (q, true));
+            }
         }
-        pkt
+        pkt.map(|q| (q, false))
     }
 }
 
@@ -193,6 +219,7 @@ impl CoDel {
                 target: config.target,
                 interval: config.interval,
                 mtu: config.mtu,
+                ecn: config.ecn,
             },
             config,
             vars: CodelVars::default(),
@@ -201,7 +228,7 @@ impl CoDel {
     }
 
     /// Appends `pkt`, stamped with `now`, unless the limit is reached (tail drop).
-    pub fn enqueue(&mut self, now: SimTime, mut pkt: Queued) -> Result<(), QueueDrop> {
+    pub fn enqueue(&mut self, now: SimTime, mut pkt: Queued) -> Result<Admit, QueueDrop> {
         if !self
             .config
             .limit
@@ -211,7 +238,7 @@ impl CoDel {
         }
         pkt.enqueued_at = now;
         self.fifo.push(pkt);
-        Ok(())
+        Ok(Admit::Queued)
     }
 
     /// The packet to send at `now`; heads dropped by CoDel go to `on_drop` as `AqmDrop`.
@@ -219,15 +246,15 @@ impl CoDel {
         &mut self,
         now: SimTime,
         on_drop: &mut impl FnMut(PacketId, QueueDrop),
-    ) -> Option<PacketId> {
+    ) -> Option<Dequeued> {
         let fifo = &mut self.fifo;
         let mut pop = || {
             let head = fifo.pop()?;
             Some((head, fifo.bytes()))
         };
         let mut drop = |p: Queued| on_drop(p.id, QueueDrop::AqmDrop);
-        let pkt = self.vars.dequeue(&self.params, now, &mut pop, &mut drop);
-        pkt.map(|p| p.id)
+        let (pkt, marked) = self.vars.dequeue(&self.params, now, &mut pop, &mut drop)?;
+        Some(Dequeued { id: pkt.id, marked })
     }
 
     /// The waiting packets.
@@ -374,7 +401,39 @@ mod tests {
             q.enqueue(SimTime(k * 50 * MS), pkt(k as u32)).unwrap();
             let now = SimTime(k * 50 * MS + 40 * MS);
             let got = q.dequeue(now, &mut |_, _| panic!("dropped"));
-            assert_eq!(got, Some(PacketId(k as u32)));
+            assert_eq!(got.map(|d| d.id), Some(PacketId(k as u32)));
         }
+    }
+
+    #[test]
+    fn with_ecn_ect_packets_are_marked_where_they_would_have_been_dropped() {
+        // Same standing queue, ECN-capable packets, one dequeue and one arrival per tick.
+        let mut q = CoDel::new(CoDelConfig {
+            ecn: true,
+            ..CoDelConfig::default()
+        });
+        let ect = |id| pkt(id).with_ect(true);
+        for id in 0..100 {
+            q.enqueue(SimTime::ZERO, ect(id)).unwrap();
+        }
+        let mut marks = Vec::new();
+        for k in 1..10_000u64 {
+            let now = SimTime(k * TICK);
+            let got = q.dequeue(now, &mut |_, _| panic!("an ECT packet was dropped"));
+            if got.is_some_and(|d| d.marked) {
+                marks.push(now.0);
+            }
+            q.enqueue(now, ect(99 + k as u32)).unwrap();
+        }
+        // Nothing leaves the queue, so it stays at 100 packets: the marks follow the
+        // control law from 105 ms as the drops do (each at the first tick past its time).
+        assert_eq!(marks[0], 105 * MS);
+        let mut due = 105 * MS;
+        for (k, &t) in marks.iter().enumerate() {
+            assert!(t >= due && t < due + TICK, "mark {k} at {t}, due {due}");
+            due += (100.0 * MS as f64 / (k as f64 + 1.0).sqrt()) as u64;
+        }
+        assert!(marks.len() >= 15);
+        assert_eq!(q.fifo().len(), 100);
     }
 }

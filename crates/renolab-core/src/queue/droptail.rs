@@ -8,9 +8,14 @@
 //! transmitted: the limit counts the packet being serialised. The test does not look at the
 //! link's state: in ns-2 a packet reaching an idle link also passes through `enque()` (and
 //! is dequeued at once), so a limit of 1 drops every packet there too, and so it does here.
+//!
+//! With an ECN threshold `K` it is DCTCP's step-marking switch queue (Alizadeh et al.,
+//! SIGCOMM 2010, §3.1; RFC 8257 §3.1): an ECN-capable arrival that finds at least `K`
+//! packets (or bytes, with a byte limit) waiting is marked Congestion Experienced; it is
+//! still dropped if it does not fit. Packets that are not ECN-capable are never marked.
 
 use super::fifo::Fifo;
-use super::{QueueDrop, Queued};
+use super::{Admit, QueueDrop, Queued};
 use crate::net::packet::PacketId;
 use crate::time::SimTime;
 
@@ -40,6 +45,8 @@ impl QueueLimit {
 pub struct DropTail {
     limit: QueueLimit,
     counts_transmitting: bool,
+    /// Mark ECN-capable arrivals when this many packets (bytes, with a byte limit) wait.
+    ecn_threshold: Option<u64>,
     fifo: Fifo,
 }
 
@@ -54,8 +61,17 @@ impl DropTail {
         DropTail {
             limit,
             counts_transmitting,
+            ecn_threshold: None,
             fifo: Fifo::with_capacity(reserve),
         }
+    }
+
+    /// The same queue marking ECN-capable arrivals that find at least `threshold` packets
+    /// waiting (bytes, with a byte limit); `threshold` is at least 1.
+    pub fn with_ecn_threshold(mut self, threshold: Option<u64>) -> Self {
+        debug_assert!(threshold != Some(0));
+        self.ecn_threshold = threshold;
+        self
     }
 
     /// True if an arrival to this empty queue at an idle link is always accepted, so the
@@ -68,7 +84,8 @@ impl DropTail {
         }
     }
 
-    /// Appends the packet unless that would exceed the limit. Neither the time nor the
+    /// Appends the packet unless that would exceed the limit, marking it when it is
+    /// ECN-capable and the queue at or above the ECN threshold. Neither the time nor the
     /// link's state changes the decision (ns-2's rule ignores them too).
     #[inline]
     pub fn enqueue(
@@ -76,7 +93,7 @@ impl DropTail {
         now: SimTime,
         mut pkt: Queued,
         _transmitting: bool,
-    ) -> Result<(), QueueDrop> {
+    ) -> Result<Admit, QueueDrop> {
         let fits = if self.counts_transmitting {
             // ns-2 drop-tail.cc, DropTail::enque(): drop when "length + 1 >= qlim_", or in
             // bytes when "byteLength + size >= qlimBytes".
@@ -91,9 +108,19 @@ impl DropTail {
         if !fits {
             return Err(QueueDrop::Overflow);
         }
+        let marked = match self.ecn_threshold {
+            Some(k) if pkt.ect => {
+                let waiting = match self.limit {
+                    QueueLimit::Packets(_) => self.fifo.len() as u64,
+                    QueueLimit::Bytes(_) => self.fifo.bytes(),
+                };
+                waiting >= k
+            }
+            _ => false,
+        };
         pkt.enqueued_at = now;
         self.fifo.push(pkt);
-        Ok(())
+        Ok(if marked { Admit::Marked } else { Admit::Queued })
     }
 
     /// Removes the head packet.
@@ -117,6 +144,44 @@ mod tests {
 
     fn pkt(id: u32, size: u32) -> Queued {
         Queued::new(PacketId(id), size, 0)
+    }
+
+    #[test]
+    fn the_step_threshold_marks_ect_arrivals_that_find_k_packets_waiting() {
+        let mut q = DropTail::new(QueueLimit::Packets(4), false).with_ecn_threshold(Some(2));
+        let ect = |id| pkt(id, 100).with_ect(true);
+        assert_eq!(q.enqueue(T, ect(0), true), Ok(Admit::Queued));
+        assert_eq!(q.enqueue(T, ect(1), true), Ok(Admit::Queued));
+        assert_eq!(q.enqueue(T, ect(2), true), Ok(Admit::Marked), "2 waiting");
+        assert_eq!(
+            q.enqueue(T, pkt(3, 100), true),
+            Ok(Admit::Queued),
+            "not ECT"
+        );
+        assert_eq!(q.enqueue(T, ect(4), true), Err(QueueDrop::Overflow), "full");
+        let _ = q.dequeue();
+        let _ = q.dequeue();
+        assert_eq!(
+            q.enqueue(T, ect(5), true),
+            Ok(Admit::Marked),
+            "2 waiting again"
+        );
+        let _ = q.dequeue();
+        let _ = q.dequeue();
+        assert_eq!(q.enqueue(T, ect(6), true), Ok(Admit::Queued), "1 waiting");
+    }
+
+    #[test]
+    fn a_byte_limit_makes_the_threshold_bytes() {
+        let mut q = DropTail::new(QueueLimit::Bytes(10_000), false).with_ecn_threshold(Some(3000));
+        let ect = |id| pkt(id, 1500).with_ect(true);
+        assert_eq!(q.enqueue(T, ect(0), true), Ok(Admit::Queued));
+        assert_eq!(q.enqueue(T, ect(1), true), Ok(Admit::Queued));
+        assert_eq!(
+            q.enqueue(T, ect(2), true),
+            Ok(Admit::Marked),
+            "3000 bytes waiting"
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@
 use std::collections::VecDeque;
 
 use super::codel::{CodelParams, CodelVars};
-use super::{QueueDrop, QueueLimit, Queued};
+use super::{Admit, Dequeued, QueueDrop, QueueLimit, Queued};
 use crate::net::packet::PacketId;
 use crate::rng::RngStream;
 use crate::time::{SimDuration, SimTime};
@@ -43,6 +43,10 @@ pub struct FqCoDelConfig {
     pub interval: SimDuration,
     /// CoDel's maximum packet size, in bytes (default 1514).
     pub mtu: u32,
+    /// CoDel marks ECN-capable packets instead of dropping them (RFC 8290 §4.1; default
+    /// false here, where Linux's `fq_codel` defaults to true: renolab's defaults never
+    /// change what an existing scenario does). Overload drops stay drops.
+    pub ecn: bool,
 }
 
 impl Default for FqCoDelConfig {
@@ -55,6 +59,7 @@ impl Default for FqCoDelConfig {
             target: SimDuration::from_millis(5),
             interval: SimDuration::from_millis(100),
             mtu: 1514,
+            ecn: false,
         }
     }
 }
@@ -131,6 +136,7 @@ impl FqCoDel {
                 target: config.target,
                 interval: config.interval,
                 mtu: config.mtu,
+                ecn: config.ecn,
             },
             perturbation: rng.next_u64(),
             buckets: vec![Bucket::default(); flows as usize],
@@ -158,7 +164,7 @@ impl FqCoDel {
         now: SimTime,
         mut pkt: Queued,
         on_drop: &mut impl FnMut(PacketId, QueueDrop),
-    ) -> Result<(), QueueDrop> {
+    ) -> Result<Admit, QueueDrop> {
         let fits = self.config.limit.fits(self.len, self.bytes, pkt.size);
         let idx = self.bucket_of(pkt.flow);
         pkt.enqueued_at = now;
@@ -175,7 +181,7 @@ impl FqCoDel {
         self.len += 1;
         self.bytes += pkt.size as u64;
         if fits {
-            return Ok(());
+            return Ok(Admit::Queued);
         }
         let mut arrival_dropped = false;
         self.drop_from_fattest(&mut |victim: Queued| {
@@ -188,7 +194,7 @@ impl FqCoDel {
         if arrival_dropped {
             Err(QueueDrop::Overflow)
         } else {
-            Ok(())
+            Ok(Admit::Queued)
         }
     }
 
@@ -227,7 +233,7 @@ impl FqCoDel {
         &mut self,
         now: SimTime,
         on_drop: &mut impl FnMut(PacketId, QueueDrop),
-    ) -> Option<PacketId> {
+    ) -> Option<Dequeued> {
         let quantum = self.config.quantum as i64;
         loop {
             // fq_codel_dequeue(): new flows first, then old ones.
@@ -261,9 +267,9 @@ impl FqCoDel {
             };
             let mut drop = |p: Queued| on_drop(p.id, QueueDrop::AqmDrop);
             match b.codel.dequeue(&self.params, now, &mut pop, &mut drop) {
-                Some(pkt) => {
+                Some((pkt, marked)) => {
                     b.deficit -= pkt.size as i64;
-                    return Some(pkt.id);
+                    return Some(Dequeued { id: pkt.id, marked });
                 }
                 None => {
                     // Empty queue: "force a pass through old_flows to prevent starvation".
@@ -354,7 +360,7 @@ mod tests {
                 id += 1;
             }
             let mut sink = |_: PacketId, _: QueueDrop| {};
-            let got = q.dequeue(now, &mut sink).unwrap();
+            let got = q.dequeue(now, &mut sink).unwrap().id;
             if let Some(&(_, at)) = sparse_sent_at.iter().find(|(i, _)| PacketId(*i) == got) {
                 waits.push(now.0 - at.0);
             }
@@ -392,7 +398,7 @@ mod tests {
         let size = |i: u32| if i % 6 == 0 { 1500 } else { 300 };
         let (mut big, mut small) = (0i64, 0i64);
         for _ in 0..1000 {
-            let got = q.dequeue(SimTime::ZERO, &mut no_drop).unwrap();
+            let got = q.dequeue(SimTime::ZERO, &mut no_drop).unwrap().id;
             if got.0 % 6 == 0 {
                 big += size(got.0) as i64;
             } else {
@@ -423,7 +429,7 @@ mod tests {
             assert_eq!(why, QueueDrop::Overflow);
             dropped.push(id.0);
         });
-        assert_eq!(r, Ok(()));
+        assert_eq!(r, Ok(Admit::Queued));
         assert_eq!(dropped, vec![0, 1, 2, 3, 4]);
         assert_eq!(q.len(), 6);
         assert_eq!(q.flow_backlog(1), 4 * 1500);
@@ -448,7 +454,7 @@ mod tests {
         assert_eq!(q.iter().count(), 2);
         // The emptied queue of flow 3 is skipped when dequeuing.
         let mut out = Vec::new();
-        while let Some(id) = q.dequeue(SimTime::ZERO, &mut no_drop) {
+        while let Some(id) = q.dequeue(SimTime::ZERO, &mut no_drop).map(|d| d.id) {
             out.push(id.0);
         }
         assert_eq!(out, vec![0, 1]);

@@ -9,6 +9,13 @@
 //! that reaches an idle link (which it then takes straight back with [`Queue::dequeue`]):
 //! ns-2's `Queue::recv()` does the same, and RED's average must see those arrivals.
 //!
+//! ECN (RFC 3168): a queue configured to mark (RED and CoDel with `ecn`, DropTail with an
+//! `ecn_threshold`) sets Congestion Experienced on an ECN-capable packet where it would
+//! otherwise have dropped it (or, DropTail, where the step threshold says so). The decision
+//! belongs to the queue; the caller applies the mark to the packet: an arrival marked at
+//! enqueue comes back as [`Admit::Marked`], a packet marked at dequeue as
+//! [`Dequeued::marked`]. Packets that are not ECN-capable are dropped as before.
+//!
 //! Drops are reported in two ways. The arrival's own fate is the return value of
 //! `enqueue`; packets that were already waiting and are pushed out (FQ-CoDel's fat-flow
 //! drop) or dropped at the head when dequeuing (CoDel) go through the `on_drop` callback,
@@ -44,6 +51,9 @@ pub struct Queued {
     /// When the packet entered the queue; set by the queue itself on enqueue (CoDel's
     /// sojourn time is measured from it), whatever the caller put there.
     pub enqueued_at: SimTime,
+    /// The packet is ECN-capable (ECT(0), ECT(1) or CE): a marking queue may mark it
+    /// instead of dropping it.
+    pub ect: bool,
 }
 
 impl Queued {
@@ -54,7 +64,40 @@ impl Queued {
             size,
             flow,
             enqueued_at: SimTime::ZERO,
+            ect: false,
         }
+    }
+
+    /// The same entry, ECN-capable if `ect`.
+    pub fn with_ect(mut self, ect: bool) -> Self {
+        self.ect = ect;
+        self
+    }
+}
+
+/// What became of an arrival the queue accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admit {
+    /// Queued as it came.
+    Queued,
+    /// Queued with Congestion Experienced: the caller sets CE on the packet (RFC 3168 §5).
+    Marked,
+}
+
+/// The packet a queue hands to the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dequeued {
+    /// Handle of the packet in the pool.
+    pub id: PacketId,
+    /// The queue marked it Congestion Experienced as it left (CoDel's and FQ-CoDel's ECN,
+    /// RFC 8289 §5, RFC 8290 §4.1): the caller sets CE on the packet.
+    pub marked: bool,
+}
+
+impl Dequeued {
+    /// Packet `id`, unmarked.
+    pub fn plain(id: PacketId) -> Self {
+        Dequeued { id, marked: false }
     }
 }
 
@@ -85,7 +128,7 @@ pub enum Queue {
 
 impl Queue {
     /// Offers packet `pkt` at `now`; `Err` means the arrival itself was dropped and the
-    /// caller drops it. Packets that were already waiting and are pushed out to make room
+    /// caller drops it, `Ok(Admit::Marked)` that it was queued and must carry CE. Packets that were already waiting and are pushed out to make room
     /// are reported through `on_drop` (only FQ-CoDel does this).
     ///
     /// `transmitting`: whether the link is serialising a packet right now. RED uses it to
@@ -97,7 +140,7 @@ impl Queue {
         pkt: Queued,
         transmitting: bool,
         on_drop: &mut impl FnMut(PacketId, QueueDrop),
-    ) -> Result<(), QueueDrop> {
+    ) -> Result<Admit, QueueDrop> {
         match self {
             Queue::DropTail(q) => q.enqueue(now, pkt, transmitting),
             Queue::Red(q) => q.enqueue(now, pkt, transmitting),
@@ -108,16 +151,17 @@ impl Queue {
 
     /// The head packet to transmit at `now`, if any. AQMs that drop at dequeue (CoDel,
     /// FQ-CoDel) call `on_drop(id, QueueDrop::AqmDrop)` for each packet they discard on the
-    /// way; `None` then means that every waiting packet was dropped.
+    /// way; `None` then means that every waiting packet was dropped. With ECN they mark
+    /// an ECN-capable head instead of dropping it ([`Dequeued::marked`]).
     #[inline]
     pub fn dequeue(
         &mut self,
         now: SimTime,
         on_drop: &mut impl FnMut(PacketId, QueueDrop),
-    ) -> Option<PacketId> {
+    ) -> Option<Dequeued> {
         match self {
-            Queue::DropTail(q) => q.dequeue(),
-            Queue::Red(q) => q.dequeue(now),
+            Queue::DropTail(q) => q.dequeue().map(Dequeued::plain),
+            Queue::Red(q) => q.dequeue(now).map(Dequeued::plain),
             Queue::CoDel(q) => q.dequeue(now, on_drop),
             Queue::FqCoDel(q) => q.dequeue(now, on_drop),
         }
@@ -130,6 +174,7 @@ impl Queue {
     #[inline]
     pub fn may_bypass_when_idle(&self, size: u32) -> bool {
         match self {
+            // An empty queue is below any ECN threshold (at least 1), so nothing to mark.
             Queue::DropTail(q) => q.fifo().is_empty() && q.accepts_when_empty(size),
             Queue::Red(_) | Queue::CoDel(_) | Queue::FqCoDel(_) => false,
         }

@@ -10,13 +10,14 @@ use super::{
 };
 use crate::net::headers::TCP_IP_HEADER_BYTES;
 use crate::tcp::cc::VegasConfig;
+use crate::tcp::ecn::EchoMode;
 use crate::tcp::recovery::{NewRenoConfig, RecoveryKind, RetransmitGuard, TimerReset, RECOVERIES};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 
 /// TCP variants.
-pub const VARIANTS: &[&str] = &["tahoe", "reno", "newreno", "sack", "vegas"];
+pub const VARIANTS: &[&str] = &["tahoe", "reno", "newreno", "sack", "vegas", "dctcp"];
 /// Flow kinds.
 pub const FLOW_KINDS: &[&str] = &["tcp", "cbr"];
 
@@ -55,6 +56,7 @@ const COMMON_OPTIONS: &[&str] = &[
     "limited_transmit",
     "clock_phase",
     "pacing",
+    "ecn",
 ];
 const NEWRENO_OPTIONS: &[&str] = &[
     "partial_window_deflation",
@@ -285,7 +287,31 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
     let variant = parse_variant(&options, variant_name)?;
     let recovery = parse_recovery(&options, profile, recovery_name, variant)?;
     debug_assert_eq!(recovery.uses_sack(), receiver.sack);
-    let sender = SenderConfig { recovery, ..sender };
+    // ECN (RFC 3168): off unless asked for, as between two Linux hosts at the default
+    // net.ipv4.tcp_ecn = 2 (answer ECN, never ask for it); DCTCP always asks for it
+    // (Linux tcp_ca_needs_ecn()), and cannot do without.
+    let ecn = options.bool("ecn")?;
+    let dctcp = variant == Variant::Dctcp;
+    if dctcp && ecn == Some(false) {
+        return Err(ScenarioError::new(
+            options.field("ecn"),
+            "must be true for variant \"dctcp\", which needs ECN (RFC 8257)",
+        ));
+    }
+    let ecn = ecn.unwrap_or(dctcp);
+    let sender = SenderConfig {
+        recovery,
+        ecn,
+        ..sender
+    };
+    let receiver = ReceiverConfig {
+        ecn: match (ecn, dctcp) {
+            (false, _) => EchoMode::Off,
+            (true, false) => EchoMode::Rfc3168,
+            (true, true) => EchoMode::Dctcp,
+        },
+        ..receiver
+    };
     Ok(TcpSpec {
         variant,
         bytes,
@@ -438,6 +464,7 @@ fn parse_receiver(r: Option<Table<'_>>, profile: Profile, sack: bool) -> Result<
         sack_option_bytes: profile.sack_option_bytes,
         sack,
         dialect: profile.dialect,
+        ecn: EchoMode::Off,
     };
     if let Some(r) = r {
         r.only(&["delayed_ack", "ack_every", "delack_timeout", "ack_bytes"])?;
@@ -532,6 +559,7 @@ fn parse_sender(
             .map_or(Ok(None), |t| t.duration_ns("clock_phase"))?
             .map(SimDuration),
         pacing: o.bool("pacing")?.unwrap_or(false),
+        ecn: false,
     })
 }
 
@@ -543,6 +571,7 @@ fn parse_variant(o: &Options<'_, '_>, name: &str) -> Result<Variant> {
             ssthresh_estimation: o.bool("ssthresh_estimation")?.unwrap_or(false),
         },
         "sack" => Variant::Sack,
+        "dctcp" => Variant::Dctcp,
         "vegas" => {
             let d = VegasConfig::default();
             let alpha = o.int("alpha", 0, 1_000_000)?.map_or(d.alpha, |n| n as u32);
@@ -607,6 +636,10 @@ fn tcp_json(t: &TcpSpec) -> Value {
     if let Some(phase) = s.clock_phase {
         options["clock_phase"] = json!(fmt_duration(phase));
     }
+    // Only when on, so that resolved scenarios without ECN read as they always did.
+    if s.ecn {
+        options["ecn"] = json!(true);
+    }
     if let RecoveryKind::NewReno(c) = s.recovery {
         options["partial_window_deflation"] = json!(c.partial_window_deflation);
         options["timer_reset"] = json!(match c.timer_reset {
@@ -636,7 +669,7 @@ fn tcp_json(t: &TcpSpec) -> Value {
             options["beta"] = json!(c.beta);
             options["gamma"] = json!(c.gamma);
         }
-        Variant::Tahoe | Variant::Reno => {}
+        Variant::Tahoe | Variant::Reno | Variant::Dctcp => {}
     }
     let mut v = json!({
         "kind": "tcp",

@@ -109,6 +109,7 @@ fn parse_dir(
             QueueSpec::DropTail {
                 limit: QueueLimit::Packets(100),
                 counts_transmitting: profile.queue_limit_counts_transmitting,
+                ecn_threshold: None,
             },
             |b| b.queue,
         ),
@@ -179,14 +180,27 @@ fn parse_queue(
 ) -> Result<QueueSpec> {
     match required_kind(q, QUEUE_KINDS)? {
         "droptail" => {
-            q.only(&["kind", "limit", "limit_bytes", "counts_transmitting"])?;
+            q.only(&[
+                "kind",
+                "limit",
+                "limit_bytes",
+                "counts_transmitting",
+                "ecn_threshold",
+            ])?;
             let limit = limit(q, QueueLimit::Packets(100))?;
             let counts_transmitting = q
                 .bool("counts_transmitting")?
                 .unwrap_or(profile.queue_limit_counts_transmitting);
+            // DCTCP's step marking: K packets, or bytes with `limit_bytes`.
+            let max_threshold = match limit {
+                QueueLimit::Packets(n) => n as u64,
+                QueueLimit::Bytes(b) => b,
+            };
+            let ecn_threshold = q.int("ecn_threshold", 1, max_threshold)?;
             Ok(QueueSpec::DropTail {
                 limit,
                 counts_transmitting,
+                ecn_threshold,
             })
         }
         "red" => {
@@ -203,6 +217,8 @@ fn parse_queue(
                 "queue_in_bytes",
                 "mean_pktsize",
                 "target_delay",
+                "ecn",
+                "mark_p",
             ])?;
             let mut c = RedConfig::ns2(rate, delay);
             c.limit = q
@@ -232,6 +248,8 @@ fn parse_queue(
             c.target_delay = q
                 .duration_ns("target_delay")?
                 .map_or(c.target_delay, SimDuration);
+            c.ecn = q.bool("ecn")?.unwrap_or(c.ecn);
+            c.mark_p = q.float("mark_p", 0.0, 1.0)?.unwrap_or(c.mark_p);
             if let (Some(lo), Some(hi)) = (c.min_thresh, c.max_thresh) {
                 if hi <= lo {
                     return Err(ScenarioError::new(
@@ -243,7 +261,15 @@ fn parse_queue(
             Ok(QueueSpec::Red(checked(q, c, RedConfig::validate)?))
         }
         "codel" => {
-            q.only(&["kind", "limit", "limit_bytes", "target", "interval", "mtu"])?;
+            q.only(&[
+                "kind",
+                "limit",
+                "limit_bytes",
+                "target",
+                "interval",
+                "mtu",
+                "ecn",
+            ])?;
             let d = CoDelConfig::default();
             let c = CoDelConfig {
                 target: q.duration_ns("target")?.map_or(d.target, SimDuration),
@@ -252,6 +278,7 @@ fn parse_queue(
                     .int("mtu", 1, MAX_PACKET_SETTING)?
                     .map_or(d.mtu, |n| n as u32),
                 limit: limit(q, d.limit)?,
+                ecn: q.bool("ecn")?.unwrap_or(d.ecn),
             };
             Ok(QueueSpec::CoDel(checked(q, c, CoDelConfig::validate)?))
         }
@@ -266,6 +293,7 @@ fn parse_queue(
                 "interval",
                 "mtu",
                 "drop_batch",
+                "ecn",
             ])?;
             let d = FqCoDelConfig::default();
             let c = FqCoDelConfig {
@@ -282,6 +310,7 @@ fn parse_queue(
                 mtu: q
                     .int("mtu", 1, MAX_PACKET_SETTING)?
                     .map_or(d.mtu, |n| n as u32),
+                ecn: q.bool("ecn")?.unwrap_or(d.ecn),
             };
             Ok(QueueSpec::FqCoDel(checked(q, c, FqCoDelConfig::validate)?))
         }
@@ -409,9 +438,13 @@ pub(super) fn dir_json(d: &DirSpec, flows: &[FlowSpec]) -> Value {
         QueueSpec::DropTail {
             limit,
             counts_transmitting,
+            ecn_threshold,
         } => {
             let mut v = json!({"kind": "droptail", "counts_transmitting": counts_transmitting});
             limit_json(&mut v, limit);
+            if let Some(k) = ecn_threshold {
+                v["ecn_threshold"] = json!(k);
+            }
             v
         }
         QueueSpec::Red(c) => {
@@ -432,11 +465,20 @@ pub(super) fn dir_json(d: &DirSpec, flows: &[FlowSpec]) -> Value {
             if let Some(t) = c.max_thresh {
                 v["max_th"] = json!(t);
             }
+            // ECN keys only when marking, so that resolved scenarios without ECN read as
+            // they always did.
+            if c.ecn {
+                v["ecn"] = json!(true);
+                v["mark_p"] = json!(c.mark_p);
+            }
             v
         }
         QueueSpec::CoDel(c) => {
             let mut v = json!({"kind": "codel", "target": fmt_duration(c.target), "interval": fmt_duration(c.interval), "mtu": c.mtu});
             limit_json(&mut v, c.limit);
+            if c.ecn {
+                v["ecn"] = json!(true);
+            }
             v
         }
         QueueSpec::FqCoDel(c) => {
@@ -445,6 +487,9 @@ pub(super) fn dir_json(d: &DirSpec, flows: &[FlowSpec]) -> Value {
                 "target": fmt_duration(c.target), "interval": fmt_duration(c.interval), "mtu": c.mtu,
             });
             limit_json(&mut v, c.limit);
+            if c.ecn {
+                v["ecn"] = json!(true);
+            }
             v
         }
     };

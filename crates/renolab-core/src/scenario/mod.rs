@@ -57,6 +57,8 @@ pub enum Variant {
     Sack,
     /// Vegas.
     Vegas(VegasConfig),
+    /// DCTCP (RFC 8257): Reno's growth, ECN-Echo cuts by alpha/2; always ECN.
+    Dctcp,
 }
 
 impl Variant {
@@ -68,6 +70,7 @@ impl Variant {
             Variant::NewReno { .. } => "newreno",
             Variant::Sack => "sack",
             Variant::Vegas(_) => "vegas",
+            Variant::Dctcp => "dctcp",
         }
     }
 }
@@ -81,6 +84,9 @@ pub enum QueueSpec {
         limit: QueueLimit,
         /// ns-2 semantics: the packet being transmitted counts towards `limit`.
         counts_transmitting: bool,
+        /// DCTCP step marking: mark ECN-capable arrivals that find at least this many
+        /// packets (bytes, with a byte limit) waiting.
+        ecn_threshold: Option<u64>,
     },
     /// RED (Floyd & Jacobson 1993, ns-2.35's parameters), for the direction's rate.
     Red(RedConfig),

@@ -41,14 +41,16 @@ fn a_valid_scenario_resolves_nodes_links_and_defaults() {
         s.links[1].forward.queue,
         QueueSpec::DropTail {
             limit: QueueLimit::Packets(20),
-            counts_transmitting: false
+            counts_transmitting: false,
+            ecn_threshold: None,
         }
     );
     assert_eq!(
         s.links[1].reverse.queue,
         QueueSpec::DropTail {
             limit: QueueLimit::Bytes(3000),
-            counts_transmitting: false
+            counts_transmitting: false,
+            ecn_threshold: None,
         }
     );
     assert_eq!(
@@ -139,7 +141,7 @@ fn variant_options_are_checked_against_the_variant() {
         err(&with("reno", "alpha = 2")),
         "flow[0].options.alpha: is an option of variant \"vegas\", not \"reno\"; options of reno: \
          initial_window, initial_ssthresh, window, dupack_threshold, min_rto, max_rto, initial_rto, \
-         clock_granularity, handshake, limited_transmit, clock_phase, pacing"
+         clock_granularity, handshake, limited_transmit, clock_phase, pacing, ecn"
     );
     assert!(err(&with("newreno", "careful = 3"))
         .starts_with("flow[0].options.careful: 3 is not allowed"));
@@ -167,7 +169,7 @@ fn errors_name_the_field_and_the_allowed_values() {
     let bad_variant = BASE.replace("variant = \"reno\"", "variant = \"renoo\"");
     assert_eq!(
         err(&bad_variant),
-        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas"
+        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, dctcp"
     );
     assert!(err(&BASE.replace("\"1Mbps\"", "\"-1Mbps\"")).starts_with("link[1].rate:"));
     assert_eq!(

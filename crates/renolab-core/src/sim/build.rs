@@ -7,7 +7,7 @@ use crate::engine::TimerSlot;
 use crate::net::LinkDir;
 use crate::rng::RngStream;
 use crate::scenario::{DirSpec, FlowSpec, Start, TcpSpec, Traffic, Variant};
-use crate::tcp::cc::{Cc, Growth, NewReno, Reno, Vegas};
+use crate::tcp::cc::{Cc, Dctcp, Growth, NewReno, Reno, Vegas};
 use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
 use crate::time::{SimDuration, SimTime};
 
@@ -69,6 +69,9 @@ fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
             NewReno::new(iw, ssthresh, ssthresh_estimation, keep_fraction).with_growth(growth),
         ),
         Variant::Vegas(c) => Cc::Vegas(Vegas::new(iw, ssthresh, c)),
+        Variant::Dctcp => Cc::Dctcp(Dctcp::new(
+            Reno::new(iw, ssthresh, keep_fraction).with_growth(growth),
+        )),
     };
     // The phase of ns-2's RTT tick clock (its random `boot_time_`): given, or drawn from
     // the flow's own stream.

@@ -7,7 +7,7 @@ use super::network::{Driver, Network};
 use super::Simulation;
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::{Event, Scheduler, TimerSlot};
-use crate::net::{Packet, PacketKind};
+use crate::net::{Ecn, Packet, PacketKind};
 use crate::scenario::Variant;
 use crate::tcp::sack::SackBlocks;
 use crate::tcp::sender::SegmentKind;
@@ -71,7 +71,7 @@ impl<T: Tracer> Driver for Simulation<T> {
         let state = &mut self.flows[flow as usize];
         match (&mut state.endpoints, packet.kind) {
             (Endpoints::Tcp(tcp), PacketKind::Data) => {
-                tcp.receiver.on_segment(now, packet.seq);
+                tcp.receiver.on_segment_ecn(now, packet.seq, packet.ecn);
                 if !state.finished && tcp.receiver.stats().finished_at.is_some() {
                     state.finished = true;
                     self.unfinished -= 1;
@@ -79,7 +79,8 @@ impl<T: Tracer> Driver for Simulation<T> {
                 self.after_receiver(now, flow);
             }
             (Endpoints::Tcp(tcp), PacketKind::Ack) => {
-                tcp.sender.on_ack(now, packet.seq, &packet.sack);
+                tcp.sender
+                    .on_ack_ecn(now, packet.seq, &packet.sack, packet.ecn.ece());
                 if T::ENABLED {
                     self.tracer
                         .seq_event(now, flow, SeqEvent::Acked, packet.seq);
@@ -161,6 +162,7 @@ impl<T: Tracer> Simulation<T> {
             retransmit: false,
             sent_at: now,
             sack: SackBlocks::EMPTY,
+            ecn: Ecn::NONE,
         };
         Network::inject(self, now, src, packet);
     }
@@ -189,6 +191,7 @@ impl<T: Tracer> Simulation<T> {
                 retransmit: tx.retransmit,
                 sent_at: now,
                 sack: SackBlocks::EMPTY,
+                ecn: tx.ecn,
             };
             if T::ENABLED && kind == PacketKind::Data {
                 let event = if tx.retransmit {
@@ -217,13 +220,17 @@ impl<T: Tracer> Simulation<T> {
         }
     }
 
-    /// Sends the ACK the TCP receiver of `flow` wants to send and re-arms its timer.
+    /// Sends the ACKs the TCP receiver of `flow` wants to send (one, or under DCTCP two)
+    /// and re-arms its timer.
     fn after_receiver(&mut self, now: SimTime, flow: u32) {
-        let state = &mut self.flows[flow as usize];
-        let Endpoints::Tcp(tcp) = &mut state.endpoints else {
-            return;
-        };
-        if let Some(ack) = tcp.receiver.poll_transmit(now) {
+        loop {
+            let state = &mut self.flows[flow as usize];
+            let Endpoints::Tcp(tcp) = &mut state.endpoints else {
+                return;
+            };
+            let Some(ack) = tcp.receiver.poll_transmit(now) else {
+                break;
+            };
             let packet = Packet {
                 flow,
                 kind: if ack.syn {
@@ -237,6 +244,7 @@ impl<T: Tracer> Simulation<T> {
                 retransmit: false,
                 sent_at: now,
                 sack: ack.sack,
+                ecn: Ecn::NONE.with_ece(ack.ece),
             };
             let receiver_node = state.dst;
             Network::inject(self, now, receiver_node, packet);

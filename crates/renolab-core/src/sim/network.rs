@@ -33,7 +33,7 @@ use crate::engine::{Event, Scheduler};
 use crate::net::link::TxSeqs;
 use crate::net::pipe::InFlight;
 use crate::net::{LinkDir, Packet, PacketId, PacketKind, PacketPool, Routes};
-use crate::queue::{QueueDrop, Queued};
+use crate::queue::{Admit, Dequeued, QueueDrop, Queued};
 use crate::scenario::Scenario;
 use crate::time::SimTime;
 use crate::trace::{DropCause, HopEvent, SeqEvent, Tracer};
@@ -66,7 +66,7 @@ pub struct FlowCounters {
 ///
 /// ```
 /// use renolab_core::engine::{Event, Scheduler};
-/// use renolab_core::net::{Packet, PacketKind};
+/// use renolab_core::net::{Ecn, Packet, PacketKind};
 /// use renolab_core::sim::{Driver, Network};
 /// use renolab_core::tcp::sack::SackBlocks;
 /// use renolab_core::time::SimTime;
@@ -113,6 +113,7 @@ pub struct FlowCounters {
 ///     retransmit: false,
 ///     sent_at: SimTime::ZERO,
 ///     sack: SackBlocks::EMPTY,
+///     ecn: Ecn::NONE,
 /// };
 /// Network::inject(&mut driver, SimTime::ZERO, 0, packet);
 /// while let Some((now, event)) = driver.sched.pop() {
@@ -234,7 +235,11 @@ impl Network {
         let next = link
             .queue
             .dequeue(now, &mut |victim, cause| dropped.push((victim, cause)));
-        if let Some(id) = next {
+        if let Some(Dequeued { id, marked }) = next {
+            if marked {
+                Network::mark_ce(driver, now, dir, id);
+            }
+            let (network, _, _) = driver.parts();
             let size = network.pool.get(id).size;
             Network::transmit(driver, now, dir, id, size);
             let (network, _, _) = driver.parts();
@@ -315,7 +320,7 @@ impl Network {
     fn enqueue<D: Driver>(driver: &mut D, now: SimTime, dir: u32, id: PacketId) {
         let (network, _, tracer) = driver.parts();
         let packet = network.pool.get(id);
-        let (size, flow) = (packet.size, packet.flow);
+        let (size, flow, ect) = (packet.size, packet.flow, packet.ecn.is_ect());
         let link = &mut network.dirs[dir as usize];
         let transmitting = !link.idle_at(now);
         if D::Tracer::ENABLED {
@@ -331,28 +336,51 @@ impl Network {
         let dropped = &mut network.queue_drops;
         let offered = link.queue.enqueue(
             now,
-            Queued::new(id, size, flow),
+            Queued::new(id, size, flow).with_ect(ect),
             transmitting,
             &mut |victim, cause| dropped.push((victim, cause)),
         );
+        if offered == Ok(Admit::Marked) {
+            Network::mark_ce(driver, now, dir, id);
+        }
+        let (network, _, _) = driver.parts();
+        let link = &mut network.dirs[dir as usize];
         match offered {
             // Idle wire and no transmission end pending, so the queue was empty: start now,
             // as if a transmission had just ended (RED has seen the arrival).
-            Ok(()) if !transmitting && !link.tx_end_pending => {
+            Ok(_) if !transmitting && !link.tx_end_pending => {
                 Network::drop_queued(driver, now, dir);
                 Network::on_tx_end(driver, now, dir);
                 return;
             }
-            Ok(()) => {
+            Ok(_) => {
                 link.stats.max_queue = link.stats.max_queue.max(link.queue.len() as u64);
                 if !link.tx_end_pending {
                     Network::schedule_tx_end(driver, dir);
                 }
             }
-            Err(cause) => dropped.push((id, cause)),
+            Err(cause) => network.queue_drops.push((id, cause)),
         }
         Network::drop_queued(driver, now, dir);
     }
+
+    // ----- ECN ------------------------------------------------------------------------
+    /// Direction `dir`'s queue marked packet `id` Congestion Experienced (RFC 3168 §5):
+    /// set CE, count the mark, trace it.
+    #[inline(never)]
+    fn mark_ce<D: Driver>(driver: &mut D, now: SimTime, dir: u32, id: PacketId) {
+        let (network, _, tracer) = driver.parts();
+        let packet = network.pool.get_mut(id);
+        packet.ecn = packet.ecn.with_ce();
+        let link = &mut network.dirs[dir as usize];
+        link.stats.marks += 1;
+        if D::Tracer::ENABLED {
+            let packet = *network.pool.get(id);
+            let (len, bytes) = (link.queue.len() as u32, link.queue.bytes());
+            tracer.marked(now, dir, len, bytes, &packet);
+        }
+    }
+    // ----- end ECN --------------------------------------------------------------------
 
     /// Drops the packets direction `dir`'s queue refused or pushed out (gathered in
     /// `queue_drops`), counting them.
@@ -446,6 +474,7 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::Ecn;
     use crate::tcp::sack::SackBlocks;
     use crate::trace::NoTrace;
 
@@ -490,6 +519,7 @@ mod tests {
             retransmit: false,
             sent_at: SimTime::ZERO,
             sack: SackBlocks::EMPTY,
+            ecn: Ecn::NONE,
         }
     }
 

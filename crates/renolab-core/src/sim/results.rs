@@ -64,6 +64,10 @@ pub struct FlowResult {
     pub mean_latency_s: Option<f64>,
     /// Time from the first segment sent to the end of the run, for unfinished flows' throughput.
     pub end: SimTime,
+    /// Data segments the receiver got marked Congestion Experienced (RFC 3168).
+    pub ecn_marks: u64,
+    /// Window reductions in answer to ECN-Echo, at most one a window.
+    pub cwnd_reductions: u64,
 }
 
 impl FlowResult {
@@ -275,6 +279,8 @@ pub(super) fn collect<T: Tracer>(
                 ack_drops: counted.acks_dropped,
                 mean_latency_s,
                 end,
+                ecn_marks: 0,
+                cwnd_reductions: 0,
             };
             match &flow.endpoints {
                 Endpoints::Tcp(tcp) => {
@@ -289,6 +295,8 @@ pub(super) fn collect<T: Tracer>(
                     row.retransmits = sender.retransmits;
                     row.timeouts = sender.timeouts;
                     row.fast_retransmits = sender.fast_retransmits;
+                    row.ecn_marks = receiver.ce_received;
+                    row.cwnd_reductions = sender.cwnd_reductions;
                 }
                 Endpoints::Cbr { source, sink } => {
                     row.bytes_delivered = sink.bytes;

@@ -83,6 +83,8 @@ pub struct SenderConfig {
     /// Space segments at the pacing rate (the controller's, else Linux's default of 200 %
     /// of cwnd/SRTT in slow start, 120 % after), as Linux's internal TCP pacing does.
     pub pacing: bool,
+    /// ECN negotiated (RFC 3168): data is ECN-capable and ECN-Echo reduces the window.
+    pub ecn: bool,
 }
 
 /// Receiver settings.
@@ -105,6 +107,8 @@ pub struct ReceiverConfig {
     /// segment 0 at once, and holds the ACK of a duplicate of the highest in-order segment
     /// like a new one).
     pub dialect: Dialect,
+    /// How Congestion Experienced is echoed (RFC 3168, DCTCP's RFC 8257, or not at all).
+    pub ecn: super::ecn::EchoMode,
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod ecn;
 pub mod minmax;
 pub mod rate;
 pub mod receiver;
@@ -14,6 +15,9 @@ pub mod segments;
 pub mod sender;
 pub mod seqset;
 pub mod window;
+
+#[cfg(test)]
+mod ecn_tests;
 
 pub use config::{Dialect, ReceiverConfig, SenderConfig, Transfer};
 pub use receiver::TcpReceiver;

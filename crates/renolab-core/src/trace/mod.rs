@@ -147,6 +147,9 @@ pub trait Tracer {
     );
     /// The length of link direction `link`'s queue changed.
     fn queue_changed(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64);
+    /// A queue of direction `link`, holding `packets` packets of `bytes` bytes, marked
+    /// `packet` Congestion Experienced (RFC 3168).
+    fn marked(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64, packet: &Packet);
     /// A packet was dropped on link direction `link`.
     fn dropped(&mut self, now: SimTime, link: u32, packet: &Packet, cause: DropCause);
     /// A packet passed a point of link direction `link`; `uid` identifies it while it lives.
@@ -167,6 +170,8 @@ impl Tracer for NoTrace {
     fn rtt_sample(&mut self, _: SimTime, _: u32, _: SimDuration, _: SimDuration, _: SimDuration) {}
     #[inline(always)]
     fn queue_changed(&mut self, _: SimTime, _: u32, _: u32, _: u64) {}
+    #[inline(always)]
+    fn marked(&mut self, _: SimTime, _: u32, _: u32, _: u64, _: &Packet) {}
     #[inline(always)]
     fn dropped(&mut self, _: SimTime, _: u32, _: &Packet, _: DropCause) {}
     #[inline(always)]
@@ -210,6 +215,7 @@ pub const TRACES: &[(&str, &[(&str, &str)])] = &[
             ("link", "<u4"),
             ("packets", "<u4"),
             ("bytes", "<u8"),
+            ("marked", "u1"),
         ],
     ),
     (
@@ -416,7 +422,28 @@ impl Tracer for Recorder {
 
     fn queue_changed(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64) {
         if let Some(s) = &mut self.queue {
-            s.push(Record::new().u64(now.0).u32(link).u32(packets).u64(bytes));
+            s.push(
+                Record::new()
+                    .u64(now.0)
+                    .u32(link)
+                    .u32(packets)
+                    .u64(bytes)
+                    .u8(0),
+            );
+        }
+    }
+
+    fn marked(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64, _: &Packet) {
+        // A row of its own, flagged, at the queue's length when the mark was made.
+        if let Some(s) = &mut self.queue {
+            s.push(
+                Record::new()
+                    .u64(now.0)
+                    .u32(link)
+                    .u32(packets)
+                    .u64(bytes)
+                    .u8(1),
+            );
         }
     }
 

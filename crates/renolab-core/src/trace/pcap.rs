@@ -52,6 +52,10 @@ const SACK_BLOCK_BYTES: usize = 8;
 const TCP_SYN: u8 = 0x02;
 const TCP_PSH: u8 = 0x08;
 const TCP_ACK: u8 = 0x10;
+/// TCP ECN-Echo and Congestion Window Reduced (RFC 3168 §6.1), tshark `tcp.flags.ece`,
+/// `tcp.flags.cwr`.
+const TCP_ECE: u8 = 0x40;
+const TCP_CWR: u8 = 0x80;
 /// The receive window every segment advertises (unscaled, the largest).
 const TCP_WINDOW: u16 = u16::MAX;
 
@@ -252,6 +256,9 @@ impl PcapSet {
                     olen += SACK_BLOCK_BYTES;
                 }
             }
+            let flags = flags
+                | if p.ecn.ece() { TCP_ECE } else { 0 }
+                | if p.ecn.cwr() { TCP_CWR } else { 0 };
             let tcp_header = TCP_HEADER_BYTES as usize + olen;
             let tcp_start = buf.len();
             buf.extend_from_slice(&sport.to_be_bytes());
@@ -280,6 +287,7 @@ impl PcapSet {
         self.ip_id[p.flow as usize] = id.wrapping_add(1);
         let ip = &mut buf[..ip_len];
         ip[0] = IPV4_VERSION_IHL;
+        ip[1] = p.ecn.field(); // DSCP 0, then the ECN field (tshark `ip.dsfield.ecn`)
         ip[2..4].copy_from_slice(&total.to_be_bytes());
         ip[4..6].copy_from_slice(&id.to_be_bytes());
         ip[6] = IPV4_DONT_FRAGMENT;

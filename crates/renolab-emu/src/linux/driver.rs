@@ -423,6 +423,7 @@ impl Driver {
             retransmit,
             sent_at: now,
             sack: SackBlocks::EMPTY,
+            ecn: renolab_core::net::Ecn::NONE,
         };
         let track = &mut self.flows[flow as usize];
         if kind == PacketKind::Data {
@@ -515,13 +516,15 @@ impl Driver {
             transmitting,
             &mut |victim, cause| dropped.push((victim, cause)),
         );
+        // The kernels' packets are Not-ECT here (the driver does not carry their ECN
+        // field), so a marking queue never marks them: `Ok(_)` is always a plain queueing.
         match offered {
-            Ok(()) if !transmitting && !link.tx_end_pending => {
+            Ok(_) if !transmitting && !link.tx_end_pending => {
                 self.drop_queued(now, d);
                 self.on_tx_end(now, d);
                 return;
             }
-            Ok(()) => {
+            Ok(_) => {
                 link.stats.max_queue = link.stats.max_queue.max(link.queue.len() as u64);
                 if !link.tx_end_pending {
                     self.schedule_tx_end(d);
@@ -556,7 +559,7 @@ impl Driver {
         let next = link
             .queue
             .dequeue(now, &mut |victim, cause| dropped.push((victim, cause)));
-        if let Some(id) = next {
+        if let Some(id) = next.map(|d| d.id) {
             let size = self.pool.get(id).size;
             self.transmit(now, d, id, size);
             if !self.dirs[d as usize].queue.is_empty() {
@@ -721,6 +724,7 @@ impl Driver {
             retransmit: false,
             sent_at: now,
             sack: SackBlocks::EMPTY,
+            ecn: renolab_core::net::Ecn::NONE,
         };
         self.flows[f as usize].data_sent += 1;
         self.flows[f as usize].first_data.get_or_insert(now);

@@ -543,6 +543,9 @@ fn collect(
                 ack_drops: c.acks_dropped,
                 mean_latency_s,
                 end,
+                // The kernels' ECN is not observed here.
+                ecn_marks: 0,
+                cwnd_reductions: 0,
             };
             if let (FlowRole::Tcp(_), Some(o)) = (&f.role, &outcomes[i]) {
                 row.variant = "kernel";

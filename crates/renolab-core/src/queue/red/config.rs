@@ -80,6 +80,13 @@ pub struct RedConfig {
     /// first arrival after the average crosses `min_th` and, in byte mode with `wait`, small
     /// packets right after a drop, still get through.
     pub use_mark_p: bool,
+    /// Mark ECN-capable arrivals instead of dropping them early (ns-2 `setbit_`, default
+    /// false; RFC 3168 §7). Forced drops (average above the maximum, or the hard limit)
+    /// stay drops.
+    pub ecn: bool,
+    /// With `use_mark_p`, an early decision marks only while `p_b` is below this; above,
+    /// the ECN-capable arrival is dropped all the same (ns-2 `mark_p_`, default 0.1).
+    pub mark_p: f64,
     /// Target queueing delay used to choose `min_th` automatically (ns-2 `targetdelay_`,
     /// default 5 ms).
     pub target_delay: SimDuration,
@@ -105,6 +112,8 @@ impl RedConfig {
             queue_in_bytes: true,
             mean_pktsize: 500,
             use_mark_p: true,
+            ecn: false,
+            mark_p: 0.1,
             target_delay: SimDuration::from_millis(5),
             link_rate,
             link_delay,

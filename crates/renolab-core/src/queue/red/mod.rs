@@ -22,8 +22,14 @@
 //!   `use_mark_p`, and whenever the hard limit is reached; both reset `count`.
 //! - The victim is always the arrival (ns-2's default `drop_tail_ true`).
 //!
-//! Not reproduced: Adaptive RED (`adaptive_`), `cautious_`, ECN marking (`setbit_`),
-//! `drop_front_` / `drop_rand_` victims, and the summary statistics.
+//! - ECN (`ecn`, ns-2's `setbit_`, RFC 3168 §7): when the early-drop draw picks an
+//!   ECN-capable arrival it is marked Congestion Experienced and queued instead, provided
+//!   `p_b < mark_p` when `use_mark_p` (ns-2 `drop_early()`); forced drops (the average
+//!   above the maximum threshold without `use_mark_p`, or the hard limit) stay drops.
+//!   A mark restarts `count` as a drop does.
+//!
+//! Not reproduced: Adaptive RED (`adaptive_`), `cautious_`, `drop_front_` / `drop_rand_`
+//! victims, and the summary statistics.
 
 mod config;
 #[cfg(test)]
@@ -34,7 +40,7 @@ pub use config::{QWeight, RedConfig};
 use config::Derived;
 
 use super::fifo::Fifo;
-use super::{QueueDrop, Queued};
+use super::{Admit, QueueDrop, Queued};
 use crate::net::packet::PacketId;
 use crate::rng::RngStream;
 use crate::time::SimTime;
@@ -70,6 +76,8 @@ enum DropType {
     None,
     Forced,
     Unforced,
+    /// The early-drop draw picked an ECN-capable arrival: mark it instead.
+    Mark,
 }
 
 /// `base^exp` by binary exponentiation: deterministic everywhere, unlike `powi`, and
@@ -122,7 +130,7 @@ impl Red {
         now: SimTime,
         mut pkt: Queued,
         transmitting: bool,
-    ) -> Result<(), QueueDrop> {
+    ) -> Result<Admit, QueueDrop> {
         let d = self.d;
         // ns-2 REDQueue::enque(): "if we were idle, we pretend that m packets arrived during
         // the idle period", m = int(ptc * (now - idletime_)).
@@ -159,7 +167,11 @@ impl Red {
                 self.count_bytes = pkt.size as u64;
                 self.old = true;
             } else if self.drop_early(pkt.size) {
-                drop = DropType::Unforced;
+                drop = if self.marks(pkt.ect) {
+                    DropType::Mark
+                } else {
+                    DropType::Unforced
+                };
             }
         } else {
             // "No packets are being dropped."
@@ -172,10 +184,14 @@ impl Red {
         }
 
         match drop {
-            DropType::None => {
+            DropType::None | DropType::Mark => {
                 pkt.enqueued_at = now;
                 self.fifo.push(pkt);
-                Ok(())
+                Ok(if drop == DropType::Mark {
+                    Admit::Marked
+                } else {
+                    Admit::Queued
+                })
             }
             DropType::Unforced => Err(QueueDrop::EarlyDrop),
             DropType::Forced => {
@@ -204,6 +220,14 @@ impl Red {
         } else {
             false
         }
+    }
+
+    /// ns-2 `drop_early()`'s ECN test: an arrival the draw picked is marked rather than
+    /// dropped if it is ECN-capable, the queue marks, and (with `use_mark_p`) `p_b` is
+    /// below `mark_p`.
+    fn marks(&self, ect: bool) -> bool {
+        let c = &self.config;
+        c.ecn && ect && (!c.use_mark_p || self.prob1 < c.mark_p)
     }
 
     /// `p_b` for average `avg` (ns-2 `calculate_p_new()`): linear from 0 at `min_th` to

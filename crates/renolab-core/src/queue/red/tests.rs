@@ -56,11 +56,15 @@ fn a_scripted_arrival_sequence_follows_the_hand_computed_ewma_and_probability() 
         2.7119140625,   // q = 5: above min_th = 2, first crossing: count restarts, no drop
         3.533935546875, // q = 6: first early-drop test, count = 2
     ];
-    let mut last = Ok(());
+    let mut last = Ok(Admit::Queued);
     for (i, &avg) in by_hand.iter().enumerate() {
         last = q.enqueue(at_ms(1), pkt(i as u32, 500), true);
         if i < 6 {
-            assert_eq!(last, Ok(()), "no drop below min_th nor at the crossing");
+            assert_eq!(
+                last,
+                Ok(Admit::Queued),
+                "no drop below min_th nor at the crossing"
+            );
         }
         assert_eq!(q.avg(), avg, "arrival {i}");
     }
@@ -97,7 +101,7 @@ fn a_scripted_arrival_sequence_follows_the_hand_computed_ewma_and_probability() 
             assert_eq!(q.base_probability(), pb, "arrival {i}");
             assert_eq!(q.drop_probability(), pa, "arrival {i}");
             match res {
-                Ok(()) => len += 1,
+                Ok(_) => len += 1,
                 Err(e) => {
                     assert_eq!(e, QueueDrop::EarlyDrop);
                     count = 0;
@@ -106,6 +110,80 @@ fn a_scripted_arrival_sequence_follows_the_hand_computed_ewma_and_probability() 
         }
         assert_eq!(q.count(), count, "arrival {i}");
         assert_eq!(q.fifo().len(), len);
+    }
+}
+
+/// Offers `n` arrivals (ECN-capable if `ect`) to a queue held at 4 waiting packets (below
+/// max_th, above min_th), returning (queued plain, marked, dropped).
+fn offer_between_thresholds(q: &mut Red, ect: bool, n: u32) -> (u32, u32, u32) {
+    let (mut plain, mut marked, mut dropped) = (0, 0, 0);
+    for i in 0..n {
+        match q.enqueue(at_ms(2), pkt(1000 + i, 500).with_ect(ect), true) {
+            Ok(Admit::Queued) => plain += 1,
+            Ok(Admit::Marked) => marked += 1,
+            Err(e) => {
+                assert_eq!(e, QueueDrop::EarlyDrop);
+                dropped += 1;
+            }
+        }
+        while q.fifo().len() > 4 {
+            let _ = q.dequeue(at_ms(2));
+        }
+    }
+    (plain, marked, dropped)
+}
+
+#[test]
+fn with_ecn_the_early_decisions_mark_ect_arrivals_and_drop_the_others() {
+    let ecn = RedConfig {
+        ecn: true,
+        ..packet_mode(1.0)
+    };
+    let mut q = red(ecn);
+    fill_to(&mut q, 4);
+    let (plain, marked, dropped) = offer_between_thresholds(&mut q, true, 2000);
+    assert_eq!(dropped, 0, "ECT arrivals are never dropped early");
+    assert!(marked > 100 && plain > marked, "{plain} {marked}");
+    // The same draws without ECT: the marks become drops, one for one.
+    let mut q = red(ecn);
+    fill_to(&mut q, 4);
+    let (plain2, marked2, dropped2) = offer_between_thresholds(&mut q, false, 2000);
+    assert_eq!((plain2, marked2, dropped2), (plain, 0, marked));
+    // And a queue without ECN drops ECT arrivals.
+    let mut q = red(packet_mode(1.0));
+    fill_to(&mut q, 4);
+    assert_eq!(
+        offer_between_thresholds(&mut q, true, 2000),
+        (plain, 0, marked)
+    );
+}
+
+#[test]
+fn with_ecn_forced_drops_stay_drops() {
+    // Gentle off, w_q = 1: at 6 waiting the average is max_th, every arrival forced.
+    let mut q = red(RedConfig {
+        ecn: true,
+        ..packet_mode(1.0)
+    });
+    fill_to(&mut q, 6);
+    for i in 0..100 {
+        assert_eq!(
+            q.enqueue(at_ms(2), pkt(100 + i, 500).with_ect(true), true),
+            Err(QueueDrop::EarlyDrop)
+        );
+    }
+    // ns-2's use_mark_p: above max_th p_b = 1 is not below mark_p, so the draw drops.
+    let mut q = red(RedConfig {
+        ecn: true,
+        use_mark_p: true,
+        ..packet_mode(1.0)
+    });
+    fill_to(&mut q, 6);
+    for i in 0..100 {
+        assert_eq!(
+            q.enqueue(at_ms(2), pkt(100 + i, 500).with_ect(true), true),
+            Err(QueueDrop::EarlyDrop)
+        );
     }
 }
 
@@ -301,7 +379,7 @@ fn at_a_fixed_average_the_drop_fraction_matches_the_spread_formula() {
         let mut drops = 0u32;
         for i in 0..n {
             match q.enqueue(at_ms(3), pkt(1000 + i, 500), true) {
-                Ok(()) => {
+                Ok(_) => {
                     q.dequeue(at_ms(3));
                 }
                 Err(e) => {
@@ -332,7 +410,10 @@ fn an_arrival_to_an_idle_empty_queue_is_never_dropped() {
     let mut q = red(packet_mode(1.0));
     fill_to(&mut q, 6);
     while q.dequeue(at_ms(5)).is_some() {}
-    assert_eq!(q.enqueue(at_ms(10_000), pkt(50, 500), false), Ok(()));
+    assert_eq!(
+        q.enqueue(at_ms(10_000), pkt(50, 500), false),
+        Ok(Admit::Queued)
+    );
 }
 
 #[test]

@@ -15,10 +15,12 @@
 //! 3. outside loss recovery, for an ACK of new data, [`CongestionControl::on_ack`] (Linux's
 //!    `cong_avoid`): the window grows.
 
+mod dctcp;
 mod newreno;
 mod reno;
 mod vegas;
 
+pub use dctcp::Dctcp;
 pub use newreno::NewReno;
 pub use reno::{Growth, Reno};
 pub use vegas::{Vegas, VegasConfig};
@@ -178,6 +180,15 @@ pub enum Cc {
     NewReno(NewReno),
     /// Vegas.
     Vegas(Vegas),
+    /// DCTCP (RFC 8257).
+    Dctcp(Dctcp),
+}
+
+impl Cc {
+    /// The controller relies on ECN (Linux `tcp_ca_needs_ecn()`): DCTCP.
+    pub fn needs_ecn(&self) -> bool {
+        matches!(self, Cc::Dctcp(_))
+    }
 }
 
 macro_rules! dispatch {
@@ -186,6 +197,7 @@ macro_rules! dispatch {
             Cc::Reno($c) => $e,
             Cc::NewReno($c) => $e,
             Cc::Vegas($c) => $e,
+            Cc::Dctcp($c) => $e,
         }
     };
 }

@@ -142,6 +142,14 @@ impl LinuxAcks {
         self.last_data = Some(now);
     }
 
+    /// The first Congestion Experienced segment since the sender's last CWR (Linux
+    /// `tcp_ecn_check_ce()` -> `tcp_enter_quickack_mode(sk, 2)`: "better not delay acks,
+    /// sender can have a very low cwnd"): the next two ACKs go at once.
+    pub fn on_first_ce(&mut self) {
+        self.quick = self.quick.max(2);
+        self.ato = ATO_MIN;
+    }
+
     /// A duplicate (already received) segment: quick ACKs again (Linux
     /// `tcp_enter_quickack_mode()`).
     pub fn on_duplicate(&mut self) {

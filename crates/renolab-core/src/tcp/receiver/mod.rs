@@ -13,8 +13,10 @@ mod linux;
 pub use linux::{AckNow, LinuxAcks};
 
 use super::config::{Dialect, ReceiverConfig, Transfer};
+use super::ecn::{EchoMode, EcnEcho};
 use super::sack::{SackBlocks, MAX_SACK_BLOCKS};
 use super::seqset::SeqSet;
+use crate::net::Ecn;
 use crate::time::SimTime;
 
 /// An ACK the receiver sends.
@@ -26,6 +28,8 @@ pub struct AckOut {
     pub sack: SackBlocks,
     /// True for the SYN-ACK answering a SYN.
     pub syn: bool,
+    /// ECN-Echo (RFC 3168 §6.1.3; DCTCP's exact echo, RFC 8257 §3.2).
+    pub ece: bool,
 }
 
 /// Counters of a receiver.
@@ -39,6 +43,8 @@ pub struct ReceiverStats {
     pub acks_sent: u64,
     /// When the last segment of a finite transfer became deliverable.
     pub finished_at: Option<SimTime>,
+    /// Data segments that arrived marked Congestion Experienced.
+    pub ce_received: u64,
 }
 
 /// A TCP receiver.
@@ -63,6 +69,11 @@ pub struct TcpReceiver {
     rcv_wup: u32,
     /// The Linux dialect's ACK policy (boxed: the other dialects do without).
     linux: Option<Box<LinuxAcks>>,
+    /// What it echoes of the segments' ECN marks.
+    ecn: EcnEcho,
+    /// DCTCP: an ACK of the segments before a change of CE state, to go before the ACK
+    /// of the segment that changed it.
+    flush: Option<AckOut>,
     stats: ReceiverStats,
 }
 
@@ -82,6 +93,8 @@ impl TcpReceiver {
             delack_deadline: None,
             rcv_wup: 0,
             linux: (config.dialect == Dialect::Linux).then(Box::default),
+            ecn: EcnEcho::new(config.ecn),
+            flush: None,
             stats: ReceiverStats::default(),
         }
     }
@@ -111,6 +124,45 @@ impl TcpReceiver {
         self.syn_ack_due = true;
         if let Some(l) = &mut self.linux {
             l.syn_ack_sent = Some(now);
+        }
+    }
+
+    /// Processes an arriving data segment carrying the ECN bits `ecn`: the echo state moves
+    /// (RFC 3168 §6.1.3, or DCTCP's RFC 8257 §3.2), then the segment is received.
+    pub fn on_segment_ecn(&mut self, now: SimTime, seq: u32, ecn: Ecn) {
+        if ecn.is_ce() {
+            self.stats.ce_received += 1;
+        }
+        if self.ecn.mode == EchoMode::Off {
+            self.on_segment(now, seq);
+            return;
+        }
+        let change = self.ecn.on_segment(ecn);
+        if let Some(old) = change.flush_with {
+            if self.rcv_nxt > self.rcv_wup {
+                // Linux dctcp_ece_ack_update(): a delayed ACK is pending; send it now for
+                // the segments before this one, with the state they had.
+                self.flush = Some(AckOut {
+                    ack: self.rcv_nxt,
+                    sack: self.sack_blocks(),
+                    syn: false,
+                    ece: old,
+                });
+                self.ack_sent();
+            }
+        }
+        self.on_segment(now, seq);
+        if change.ack_now {
+            self.ack_due = true;
+        }
+        if let Some(l) = &mut self.linux {
+            if change.first_ce {
+                l.on_first_ce();
+            }
+            if ecn.cwr() && self.ecn.mode == EchoMode::Rfc3168 {
+                // tcp_ecn_accept_cwr(): the sender's cwnd may be tiny, ACK at once.
+                self.ack_due = true;
+            }
         }
     }
 
@@ -263,7 +315,7 @@ impl TcpReceiver {
         }
     }
 
-    /// The ACK to send now, if one is due.
+    /// The ACK to send now, if one is due (call again: DCTCP may have two).
     pub fn poll_transmit(&mut self, _now: SimTime) -> Option<AckOut> {
         if self.syn_ack_due {
             self.syn_ack_due = false;
@@ -271,12 +323,28 @@ impl TcpReceiver {
                 ack: self.rcv_nxt,
                 sack: SackBlocks::EMPTY,
                 syn: true,
+                ece: false,
             });
+        }
+        if let Some(flush) = self.flush.take() {
+            return Some(flush);
         }
         if !self.ack_due {
             return None;
         }
         self.ack_due = false;
+        self.ack_sent();
+        let sack = self.sack_blocks();
+        Some(AckOut {
+            ack: self.rcv_nxt,
+            sack,
+            syn: false,
+            ece: self.ecn.ece(),
+        })
+    }
+
+    /// An ACK of everything received so far leaves: the delayed-ACK state restarts.
+    fn ack_sent(&mut self) {
         self.unacked = 0;
         self.delack_deadline = None;
         self.rcv_wup = self.rcv_nxt;
@@ -284,12 +352,6 @@ impl TcpReceiver {
             l.on_ack_sent();
         }
         self.stats.acks_sent += 1;
-        let sack = self.sack_blocks();
-        Some(AckOut {
-            ack: self.rcv_nxt,
-            sack,
-            syn: false,
-        })
     }
 
     /// When the receiver next needs [`TcpReceiver::on_timeout`].
@@ -327,6 +389,7 @@ mod tests {
             sack_option_bytes: 0,
             sack: true,
             dialect: Dialect::Rfc,
+            ecn: EchoMode::Off,
         };
         TcpReceiver::new(
             config,

@@ -458,6 +458,8 @@ impl LinuxRecovery {
         cc.set_cwnd(Window::segments(self.prr.prior_cwnd));
         s.stats.fast_retransmits +=
             matches!(why, Congestion::RackLoss | Congestion::FastRetransmit) as u64;
+        // tcp_init_cwnd_reduction() -> tcp_ecn_queue_cwr(): announce it with CWR.
+        s.ecn.on_reduction();
     }
 
     /// Linux `tcp_end_cwnd_reduction()`: the reduction ends at ssthresh.
@@ -473,6 +475,7 @@ impl LinuxRecovery {
         if self.ca < CaState::Cwr {
             self.init_reduction(s, cc, now, Congestion::Ecn);
             self.ca = CaState::Cwr;
+            s.stats.cwnd_reductions += 1;
         }
     }
 

@@ -35,13 +35,20 @@ impl TcpSender {
     /// Processes a cumulative ACK: `ack` is the next segment the receiver expects; `sack`
     /// the SACK blocks it carries.
     pub fn on_ack(&mut self, now: SimTime, ack: u32, sack: &SackBlocks) {
+        self.on_ack_ecn(now, ack, sack, false);
+    }
+
+    /// Processes a cumulative ACK that carries ECN-Echo if `ece` (heeded only when ECN was
+    /// negotiated).
+    pub fn on_ack_ecn(&mut self, now: SimTime, ack: u32, sack: &SackBlocks, ece: bool) {
         let s = &mut self.state;
         if matches!(s.phase, Phase::Idle | Phase::SynDue | Phase::SynSent) || ack > s.snd_max {
             return; // acknowledges data never sent: ignore (RFC 9293 §3.10.7.4)
         }
+        let ece = ece && s.ecn.enabled;
         if let Some(l) = self.recovery.linux() {
             if ack >= s.snd_una {
-                l.on_ack(s, &mut self.cc, now, ack, sack, false);
+                l.on_ack(s, &mut self.cc, now, ack, sack, ece);
             }
             return;
         }
@@ -57,9 +64,13 @@ impl TcpSender {
         } else {
             0
         };
+        if s.ecn.enabled {
+            self.on_ecn_feedback(now, ack, fresh_sacks, ece);
+        }
+        let s = &mut self.state;
         if ack > s.snd_una {
             s.last_loss_was_fast_retransmit = false;
-            self.on_new_ack(now, ack);
+            self.on_new_ack(now, ack, ece);
         } else if ack == s.snd_una
             && s.snd_una < s.snd_max
             && self.recovery.counts_dup_ack(fresh_sacks)
@@ -69,7 +80,67 @@ impl TcpSender {
         self.state.burst_left = self.recovery.burst_limit(&self.state);
     }
 
-    fn on_new_ack(&mut self, now: SimTime, ack: u32) {
+    // ----- ECN (RFC 3168 §6.1.2) for the classic recoveries ----------------------------
+
+    /// An ACK of an ECN connection, before the sender acts on its cumulative part: the
+    /// controller sees what it delivered and whether it echoed CE (DCTCP's fraction of
+    /// marks), then an ECN-Echo reduces the window, as ns-2's `ecn()` is called before the
+    /// ACK's processing.
+    fn on_ecn_feedback(&mut self, now: SimTime, ack: u32, fresh_sacks: u32, ece: bool) {
+        let s = &self.state;
+        // Segments this ACK reports delivered; a duplicate without SACK stands for one
+        // (Linux tcp_add_reno_sack()).
+        let acked = ack.saturating_sub(s.snd_una);
+        let sacked = if acked == 0 {
+            fresh_sacks.max(1)
+        } else {
+            fresh_sacks
+        };
+        let sample = AckSample {
+            sacked,
+            snd_max: s.snd_max,
+            in_flight: s.snd_max - ack.max(s.snd_una),
+            ece,
+            ..AckSample::new(now, ack, acked)
+        };
+        self.cc.on_ack_sample(&sample);
+        if ece {
+            self.respond_to_ecn_echo(now, ack);
+        }
+    }
+
+    /// RFC 3168 §6.1.2: an ECN-Echo halves the window (or, DCTCP, cuts it by alpha/2) as a
+    /// loss would, but retransmits nothing, and at most once per window of data: not while
+    /// loss recovery repairs the window, nor before everything outstanding at the last
+    /// reduction is acknowledged (ns-2 `ecn()`: `seqno > recover_`, or the last action was
+    /// a timeout). The next segment announces the reduction with CWR.
+    fn respond_to_ecn_echo(&mut self, now: SimTime, ack: u32) {
+        let s = &mut self.state;
+        let reduced_this_window = s.recover.is_some_and(|r| ack <= r) && !s.last_loss_was_timeout;
+        if s.in_fast_recovery() || reduced_this_window {
+            return;
+        }
+        let basis = s.halving_basis(&self.cc);
+        self.cc.on_congestion(now, Congestion::Ecn, basis);
+        s.recover = Some(s.snd_max);
+        s.last_loss_was_fast_retransmit = false;
+        s.last_loss_was_timeout = false;
+        s.last_reduction_was_ecn = true;
+        s.ecn.on_reduction();
+        s.stats.cwnd_reductions += 1;
+    }
+
+    /// RFC 3168 §6.1.2 (ns-2 `RenoTcpAgent::dupack_action()`): duplicate ACKs reveal a loss
+    /// in the window an ECN-Echo already reduced: retransmit and recover, without reducing
+    /// again.
+    fn ecn_already_reduced(&self) -> bool {
+        let s = &self.state;
+        s.last_reduction_was_ecn && s.recover.is_some_and(|r| s.snd_una <= r)
+    }
+
+    // ----- end ECN ---------------------------------------------------------------------
+
+    fn on_new_ack(&mut self, now: SimTime, ack: u32, ece: bool) {
         let s = &mut self.state;
         let acked = ack - s.snd_una;
         s.snd_una = ack;
@@ -99,7 +170,11 @@ impl TcpSender {
                 self.recovery
                     .on_new_ack_outside_recovery(&self.state, &mut self.cc);
                 self.state.dupacks = 0;
-                self.cc.on_ack(&sample);
+                // RFC 3168 §6.1.2: the window does not grow on an ECN-Echo (ns-2's
+                // recv_newack_helper() opens it only without one).
+                if !ece {
+                    self.cc.on_ack(&sample);
+                }
             }
         }
         self.recovery
@@ -148,7 +223,9 @@ impl TcpSender {
         // before the threshold.
         let early = s.dupacks < s.config.dupack_threshold
             && self.cc.retransmit_due(now, s.snd_una, s.dupacks);
-        if (threshold_reached || early) && self.fast_retransmit_allowed() {
+        if (threshold_reached || early) && self.ecn_already_reduced() {
+            self.enter_recovery_reduced(now, false);
+        } else if (threshold_reached || early) && self.fast_retransmit_allowed() {
             self.enter_recovery(now);
         }
     }
@@ -178,15 +255,25 @@ impl TcpSender {
     }
 
     fn enter_recovery(&mut self, now: SimTime) {
+        self.enter_recovery_reduced(now, true);
+    }
+
+    /// Fast retransmit and recovery; the controller reduces the window if `reduce` (not
+    /// when an ECN-Echo already did in this window, where `recover` stays as it set it).
+    fn enter_recovery_reduced(&mut self, now: SimTime, reduce: bool) {
         let s = &mut self.state;
         s.stats.fast_retransmits += 1;
         s.last_loss_was_fast_retransmit = true;
         s.last_loss_was_timeout = false;
-        s.recover = Some(s.snd_max);
-        s.highest_ack_before_loss = s.snd_una;
-        let basis = s.halving_basis(&self.cc);
-        self.cc
-            .on_congestion(now, Congestion::FastRetransmit, basis);
+        s.last_reduction_was_ecn = false;
+        if reduce {
+            s.recover = Some(s.snd_max);
+            s.highest_ack_before_loss = s.snd_una;
+            let basis = s.halving_basis(&self.cc);
+            self.cc
+                .on_congestion(now, Congestion::FastRetransmit, basis);
+            s.ecn.on_reduction();
+        }
         // ns-2 reset_rtx_timer(): the RTT timing in progress is abandoned.
         s.timed = None;
         s.restart_timer(now);
@@ -217,8 +304,10 @@ impl TcpSender {
         s.rto_deadline = None;
         let basis = s.halving_basis(&self.cc);
         self.cc.on_congestion(now, Congestion::Timeout, basis);
+        s.ecn.on_reduction();
         s.last_loss_was_fast_retransmit = false;
         s.last_loss_was_timeout = true;
+        s.last_reduction_was_ecn = false;
         s.burst_left = u32::MAX;
         s.recover = Some(s.snd_max);
         s.highest_ack_before_loss = s.snd_una;

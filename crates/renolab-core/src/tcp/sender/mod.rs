@@ -24,6 +24,7 @@ mod transmit;
 
 use super::cc::{Cc, CongestionControl};
 use super::config::{Dialect, SenderConfig, Transfer};
+use super::ecn::EcnSender;
 use super::recovery::Recovery;
 use super::rtt::{LinuxRtt, Ns2Rtt, Rfc6298, RttEstimator};
 use super::scoreboard::Scoreboard;
@@ -50,6 +51,8 @@ pub struct Transmit {
     pub payload: u32,
     /// True when the segment was sent before.
     pub retransmit: bool,
+    /// The IP ECN field and TCP CWR flag it carries.
+    pub ecn: crate::net::Ecn,
 }
 
 /// Counters of a sender.
@@ -67,6 +70,8 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// When the first data segment left.
     pub first_send: Option<SimTime>,
+    /// Window reductions in response to ECN-Echo (RFC 3168 §6.1.2), at most one a window.
+    pub cwnd_reductions: u64,
 }
 
 /// Where the connection is.
@@ -140,12 +145,24 @@ pub(crate) struct SenderState {
     pub next_send: SimTime,
     /// Pacing held a segment back: the sender wants waking at `next_send`.
     pub pacing_wait: bool,
+    /// ECN: what segments carry (ECT, CWR).
+    pub ecn: EcnSender,
+    /// The last window reduction answered an ECN-Echo (ns-2 `last_cwnd_action_ ==
+    /// CWND_ACTION_ECN`): a loss in the same window is retransmitted without reducing
+    /// again (RFC 3168 §6.1.2).
+    pub last_reduction_was_ecn: bool,
     pub stats: SenderStats,
 }
 
 impl SenderState {
-    /// A sender's state before anything was sent.
-    pub fn new(config: SenderConfig, transfer: Transfer, clock_phase: u64) -> Self {
+    /// A sender's state before anything was sent; `needs_ecn` for a controller that
+    /// relies on ECN (DCTCP).
+    pub fn new(
+        config: SenderConfig,
+        transfer: Transfer,
+        clock_phase: u64,
+        needs_ecn: bool,
+    ) -> Self {
         let rtt = match config.dialect {
             Dialect::Rfc => RttEstimator::Rfc6298(Rfc6298::new(config.rto)),
             Dialect::Ns2 => RttEstimator::Ns2(Ns2Rtt::new(config.rto, clock_phase)),
@@ -176,6 +193,8 @@ impl SenderState {
             new_rtt_sample: None,
             next_send: SimTime::ZERO,
             pacing_wait: false,
+            ecn: EcnSender::new(config.ecn, config.dialect, needs_ecn),
+            last_reduction_was_ecn: false,
             stats: SenderStats::default(),
         }
     }
@@ -229,8 +248,9 @@ impl TcpSender {
     /// `clock_phase` is the phase of ns-2's tick clock (its random `boot_time_`), in ns.
     pub fn new(mut config: SenderConfig, transfer: Transfer, mut cc: Cc, clock_phase: u64) -> Self {
         let recovery = Recovery::new(&mut config, &mut cc);
+        let needs_ecn = cc.needs_ecn();
         TcpSender {
-            state: SenderState::new(config, transfer, clock_phase),
+            state: SenderState::new(config, transfer, clock_phase, needs_ecn),
             cc,
             recovery,
         }
@@ -395,6 +415,7 @@ pub(crate) mod tests_support {
             limited_transmit: false,
             clock_phase: None,
             pacing: false,
+            ecn: false,
         }
     }
 
@@ -404,6 +425,6 @@ pub(crate) mod tests_support {
             mss: 1000,
             bytes: Some(100_000),
         };
-        SenderState::new(config, transfer, 0)
+        SenderState::new(config, transfer, 0, false)
     }
 }

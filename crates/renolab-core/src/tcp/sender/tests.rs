@@ -27,6 +27,7 @@ fn config(recovery: RecoveryKind) -> SenderConfig {
         limited_transmit: false,
         clock_phase: None,
         pacing: false,
+        ecn: false,
     }
 }
 

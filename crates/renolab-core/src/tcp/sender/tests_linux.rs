@@ -27,6 +27,7 @@ fn linux_sender(iw: u32, segments: u64) -> TcpSender {
         limited_transmit: false,
         clock_phase: None,
         pacing: false,
+        ecn: false,
     };
     let transfer = Transfer {
         mss: 1448,

@@ -100,6 +100,7 @@ impl TcpSender {
             seq: 0,
             payload: 0,
             retransmit,
+            ecn: crate::net::Ecn::NONE,
         }
     }
 
@@ -136,11 +137,13 @@ impl TcpSender {
         if s.rto_deadline.is_none() {
             s.restart_timer(now);
         }
+        let ecn = s.ecn.data_bits(retransmit);
         Transmit {
             kind: SegmentKind::Data,
             seq,
             payload,
             retransmit,
+            ecn,
         }
     }
 
