@@ -369,6 +369,11 @@ class _Exporter:
                         "only a fixed extra latency can be exported (as extra link delay)"
                     )
                 for j, loss in enumerate(d["loss"]):
+                    if loss["kind"] == "periodic":
+                        raise ScenarioError(
+                            f"{p}.loss[{j}].kind: \"periodic\" has no ns-2 export; exportable loss kinds: "
+                            "drop, uniform, ber, gilbert_elliott"
+                        )
                     if (
                         loss["kind"] == "drop"
                         and loss["packets"]

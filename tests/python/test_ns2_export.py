@@ -256,6 +256,7 @@ REFUSALS = {
         _set(["link", 1, "loss"], [{"kind": "drop", "packets": [4], "applies_to": "data"}]),
         "link[1].loss[0].applies_to",
     ),
+    "periodic loss": (_set(["link", 1, "loss"], [{"kind": "periodic", "every": 100}]), "link[1].loss[0].kind"),
     "cbr jitter 0.5": (lambda d: d.update(
         simulation={"profile": "ns2", "duration": "1s"},
         flow=[{"name": "c", "kind": "cbr", "src": "s", "dst": "d", "rate": "1Mbps", "jitter": 0.5}]), "flow[0].jitter"),

@@ -109,8 +109,10 @@ fn loss() -> impl Strategy<Value = Option<Value>> {
         1 => (probability(), probability(), probability()).prop_map(|(gb, bg, bad)| {
             Some(json!({"kind": "gilbert_elliott", "p_gb": gb, "p_bg": bg, "loss_bad": bad}))
         }),
-        1 => (proptest::collection::vec(0u64..50, 0..6), applies)
+        1 => (proptest::collection::vec(0u64..50, 0..6), applies.clone())
             .prop_map(|(packets, a)| Some(json!({"kind": "drop", "packets": packets, "applies_to": a}))),
+        1 => (1u64..=200, 0u64..=20, applies)
+            .prop_map(|(every, offset, a)| Some(json!({"kind": "periodic", "every": every, "offset": offset, "applies_to": a}))),
     ]
 }
 

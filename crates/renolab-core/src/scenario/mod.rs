@@ -109,6 +109,13 @@ pub enum LossKind {
     },
     /// Two-state Markov (Gilbert-Elliott) losses.
     GilbertElliott(GilbertElliottConfig),
+    /// Every `every`-th packet in scope, after the first `offset`.
+    Periodic {
+        /// The period, packets.
+        every: u64,
+        /// Packets let through before the period starts.
+        offset: u64,
+    },
 }
 
 /// A loss model on a link direction and the packets it applies to.

@@ -151,6 +151,51 @@ fn variant_options_are_checked_against_the_variant() {
 }
 
 #[test]
+fn a_periodic_loss_takes_a_period_and_an_offset() {
+    let with = |loss: &str| {
+        BASE.replace(
+            "queue = { kind = \"droptail\", limit = 20 }",
+            &format!("queue = {{ kind = \"droptail\", limit = 20 }}\nloss = {loss}"),
+        )
+    };
+    let s = Scenario::from_toml_str(&with(
+        "{ kind = \"periodic\", every = 100, applies_to = \"data\" }",
+    ))
+    .unwrap();
+    let l = &s.links[1].forward.losses[0];
+    assert_eq!(
+        l.kind,
+        LossKind::Periodic {
+            every: 100,
+            offset: 0
+        }
+    );
+    assert_eq!(l.applies_to, crate::loss::AppliesTo::Data);
+    let json = s.to_json();
+    assert_eq!(json["link"][1]["loss"][0]["offset"], 0);
+    assert_eq!(Scenario::from_value(&json).unwrap(), s);
+    let s =
+        Scenario::from_toml_str(&with("{ kind = \"periodic\", every = 10, offset = 3 }")).unwrap();
+    assert_eq!(
+        s.links[1].forward.losses[0].kind,
+        LossKind::Periodic {
+            every: 10,
+            offset: 3
+        }
+    );
+    assert_eq!(
+        err(&with("{ kind = \"periodic\" }")),
+        "link[1].loss.every: is required: drop every N-th packet, e.g. 1000"
+    );
+    assert_eq!(
+        err(&with("{ kind = \"periodic\", every = 0 }")),
+        "link[1].loss.every: 0 is out of range; allowed: 1 to 18446744073709551615"
+    );
+    assert!(err(&with("{ kind = \"periodic\", every = 5, p = 0.1 }"))
+        .starts_with("link[1].loss.p: unknown key"));
+}
+
+#[test]
 fn the_normalised_json_round_trips() {
     let s = Scenario::from_toml_str(BASE).unwrap();
     let again = Scenario::from_value(&s.to_json()).unwrap();

@@ -4,7 +4,9 @@
 use super::{Endpoints, Flow, FlowCounters, TcpEndpoints};
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::TimerSlot;
-use crate::loss::{Ber, DropList, ExtraLatency, GilbertElliott, Loss, LossModel, Uniform};
+use crate::loss::{
+    Ber, DropList, ExtraLatency, GilbertElliott, Loss, LossModel, Periodic, Uniform,
+};
 use crate::net::LinkDir;
 use crate::queue::{CoDel, DropTail, FqCoDel, Queue, Red};
 use crate::rng::RngStream;
@@ -41,6 +43,9 @@ pub(super) fn link_dir(seed: u64, name: String, from: u32, to: u32, spec: &DirSp
                 LossKind::Ber { ber } => LossModel::Ber(Ber::new(*ber, rng)),
                 LossKind::GilbertElliott(c) => {
                     LossModel::GilbertElliott(GilbertElliott::new(*c, rng))
+                }
+                LossKind::Periodic { every, offset } => {
+                    LossModel::Periodic(Periodic::new(*every, *offset))
                 }
             };
             Loss::new(model, l.applies_to)
