@@ -319,6 +319,11 @@ class _Exporter:
                     )
                 continue
             o = f["options"]
+            if f["variant"] == "cubic":
+                raise ScenarioError(
+                    f"{p}.variant: flow {f['name']!r} is CUBIC, which has no ns-2.35 agent (renolab runs it; "
+                    "ns-2 export covers tahoe, reno, newreno, sack and vegas)"
+                )
             if f["profile"] != "ns2":
                 raise ScenarioError(
                     f"{p}.profile: {f['profile']!r} has no ns-2 equivalent (its RFC loss response and "

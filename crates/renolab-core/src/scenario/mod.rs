@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
 use crate::queue::{CoDelConfig, FqCoDelConfig, QueueLimit, RedConfig};
-use crate::tcp::cc::VegasConfig;
+use crate::tcp::cc::{CubicConfig, VegasConfig};
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 use crate::units::BitsPerSec;
@@ -52,6 +52,8 @@ pub enum Variant {
     Sack,
     /// Vegas.
     Vegas(VegasConfig),
+    /// CUBIC (RFC 9438, Linux `tcp_cubic.c`).
+    Cubic(CubicConfig),
 }
 
 impl Variant {
@@ -63,6 +65,7 @@ impl Variant {
             Variant::NewReno { .. } => "newreno",
             Variant::Sack => "sack",
             Variant::Vegas(_) => "vegas",
+            Variant::Cubic(_) => "cubic",
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::net::LinkDir;
 use crate::queue::{CoDel, DropTail, FqCoDel, Queue, Red};
 use crate::rng::RngStream;
 use crate::scenario::{DirSpec, FlowSpec, LossKind, QueueSpec, Start, TcpSpec, Traffic, Variant};
-use crate::tcp::cc::{Cc, NewReno, Reno, Vegas};
+use crate::tcp::cc::{Cc, Cubic, Growth, NewReno, Reno, Vegas};
 use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
 use crate::time::{SimDuration, SimTime};
 
@@ -111,6 +111,15 @@ fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
             keep_fraction,
         )),
         Variant::Vegas(c) => Cc::Vegas(Vegas::new(iw, ssthresh, c)),
+        Variant::Cubic(c) => {
+            // Linux's slow start counts segments; the RFC senders' counts ACKs.
+            let growth = if t.profile == "linux" {
+                Growth::Linux
+            } else {
+                Growth::PerAck
+            };
+            Cc::Cubic(Cubic::new(iw, ssthresh, t.mss, c).with_growth(growth))
+        }
     };
     // The phase of ns-2's RTT tick clock (its random `boot_time_`): given, or drawn from
     // the flow's own stream.

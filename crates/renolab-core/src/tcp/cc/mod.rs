@@ -15,10 +15,14 @@
 //! 3. outside loss recovery, for an ACK of new data, [`CongestionControl::on_ack`] (Linux's
 //!    `cong_avoid`): the window grows.
 
+mod cubic;
+mod hystart;
 mod newreno;
 mod reno;
 mod vegas;
 
+pub use cubic::{Cubic, CubicConfig};
+pub use hystart::HystartMode;
 pub use newreno::NewReno;
 pub use reno::{Growth, Reno};
 pub use vegas::{Vegas, VegasConfig};
@@ -177,6 +181,8 @@ pub enum Cc {
     NewReno(NewReno),
     /// Vegas.
     Vegas(Vegas),
+    /// CUBIC, as Linux runs it, with HyStart or HyStart++.
+    Cubic(Cubic),
 }
 
 macro_rules! dispatch {
@@ -185,6 +191,7 @@ macro_rules! dispatch {
             Cc::Reno($c) => $e,
             Cc::NewReno($c) => $e,
             Cc::Vegas($c) => $e,
+            Cc::Cubic($c) => $e,
         }
     };
 }
