@@ -151,7 +151,7 @@ fn cubic_averages_a_larger_window_than_reno_at_low_loss_rates() {
 }
 
 #[test]
-fn a_loss_takes_the_threshold_to_seven_tenths_of_the_flight() {
+fn a_loss_takes_the_threshold_to_seven_tenths_of_the_window() {
     let s = scenario(
         20,
         &dumbbell(
@@ -168,13 +168,11 @@ fn a_loss_takes_the_threshold_to_seven_tenths_of_the_flight() {
         .find(|&i| c.ssthresh[i] < 1e9)
         .expect("a reduction");
     let before = c.cwnd[i - 1];
-    // ssthresh = flight * 717 / 1024; the flight is cwnd plus up to two segments of
-    // Limited Transmit.
-    let ratio = c.ssthresh[i] / before;
-    assert!(
-        (0.69..=0.75).contains(&ratio),
-        "ssthresh {} after cwnd {before}",
-        c.ssthresh[i]
+    // ssthresh = 717/1024 of cwnd (the flight is two segments of Limited Transmit more).
+    assert_eq!(
+        c.ssthresh[i],
+        (before * 717.0 / 1024.0).floor(),
+        "after cwnd {before}"
     );
     assert_eq!(
         c.cwnd[i], c.ssthresh[i],

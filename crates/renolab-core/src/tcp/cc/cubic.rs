@@ -28,8 +28,13 @@
 //!   window before the reduction (RFC §4.3 SHOULD);
 //! - before the first loss (`W_max` unknown, e.g. after HyStart) the window grows at least
 //!   5 % per round trip (`cnt <= 20`);
-//! - ssthresh = `window * beta` where `window` is the sender's (Linux: cwnd; RFC:
-//!   flight size, which the rfc dialect passes), at least 2 segments also on ECN (RFC: 1);
+//! - ssthresh = `beta * min(window, cwnd)`, at least 2 segments also on ECN (RFC: 1):
+//!   Linux reduces cwnd, RFC 9438 §4.6 the flight size, which the rfc dialect passes as
+//!   `window`. The smaller of the two is Linux's under the linux profile (whose `window`
+//!   is cwnd) and never more than was in flight (the RFC's concern), and it leaves out
+//!   what Limited Transmit sent (RFC 5681 §3.2 step 2) and, at a timeout after SACK
+//!   recovery, the SACKed data that an rfc-dialect flight size still counts (without it a
+//!   slow-start overshoot would set ssthresh far above the path and repeat);
 //! - undo restores only the window (`tcp_reno_undo_cwnd()`), not `W_max`, `K` or the epoch
 //!   (RFC §4.9 MAY);
 //! - a timeout forgets everything, `W_max` and the minimum RTT included (`bictcp_reset()`
@@ -401,7 +406,8 @@ impl CongestionControl for Cubic {
         } else {
             cwnd
         };
-        let reduced = (window.whole() as u64 * beta / BETA_SCALE as u64) as u32;
+        let basis = window.whole().min(cwnd) as u64;
+        let reduced = (basis * beta / BETA_SCALE as u64) as u32;
         self.ssthresh = Window::segments(reduced.max(2));
         // tcp_init_cwnd_reduction() and tcp_enter_loss(): the increase counter restarts.
         self.ca_count = 0;
@@ -616,6 +622,19 @@ mod tests {
                 w(s + 0.1)
             );
         }
+    }
+
+    #[test]
+    fn the_reduction_takes_the_smaller_of_the_flight_and_the_window() {
+        // A flight below cwnd (the application sent less): 0.7 of the flight (RFC 9438).
+        let mut c = cubic(100, CubicConfig::default());
+        c.on_congestion(at_ms(0), Congestion::FastRetransmit, Window::segments(50));
+        assert_eq!(c.ssthresh(), Window::segments(35));
+        // A flight above cwnd (Limited Transmit's segments, or SACKed data still counted at
+        // a timeout): 0.7 of cwnd (Linux).
+        let mut c = cubic(100, CubicConfig::default());
+        c.on_congestion(at_ms(0), Congestion::Timeout, Window::segments(5000));
+        assert_eq!(c.ssthresh(), Window::segments(70));
     }
 
     #[test]
