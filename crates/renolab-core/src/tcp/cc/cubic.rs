@@ -258,9 +258,10 @@ impl Cubic {
             let t_jiffies = jiffies.saturating_sub(epoch) + usecs_to_jiffies(self.delay_min_us);
             let t = (t_jiffies << BICTCP_HZ) / HZ;
             let k = self.k as u64;
-            let offs = t.abs_diff(k) as u128;
             // C (t - K)^3 in segments. The kernel's u64 holds this for windows below a
-            // million segments; wider, this saturates where the kernel would wrap.
+            // million segments; beyond, this saturates where the kernel would wrap (and
+            // |t - K| is capped at 2^39/1024 s, 17 years, to keep the cube in a u128).
+            let offs = t.abs_diff(k).min(1 << 39) as u128;
             let delta = ((self.cube_rtt_scale as u128 * offs * offs * offs) >> (10 + 3 * BICTCP_HZ))
                 .min(u32::MAX as u128) as u32;
             let target = if t < k {
@@ -700,6 +701,17 @@ mod tests {
         let before = c.cwnd().whole();
         c.on_ack(&sample(at_ms(60_001), 40));
         assert_eq!(c.cwnd().whole(), before + 20);
+    }
+
+    #[test]
+    fn centuries_into_an_epoch_the_target_saturates_without_overflow() {
+        let mut c = cubic(u32::MAX / 4, CubicConfig::default());
+        c.on_congestion(at_ms(0), Congestion::FastRetransmit, c.cwnd());
+        c.on_ack(&sample(at_ms(1), 1));
+        let before = c.cwnd().whole();
+        c.on_ack(&sample(SimTime(u64::MAX / 2), 1000));
+        assert_eq!(c.cnt, 2);
+        assert_eq!(c.cwnd().whole(), before + 500);
     }
 
     #[test]

@@ -242,7 +242,7 @@ impl LinuxHystart {
             self.last_ack_us = now_us;
             // Unpaced (`SK_PACING_NONE`): the train must last half the minimum RTT.
             let threshold = (a.delay_min_us.saturating_add(self.ack_delay_us(a))) >> 1;
-            if now_us - self.round_start_us > threshold as u64 {
+            if now_us.saturating_sub(self.round_start_us) > threshold as u64 {
                 self.found = true;
             }
         }
@@ -274,11 +274,11 @@ impl LinuxHystart {
         let window = a.cwnd.max(a.in_flight) as u64;
         // Bytes per second, as the kernel's integer arithmetic (srtt in µs).
         let srtt_us = (srtt.as_nanos() / 1_000).max(1);
-        let rate = (self.mss as u64 * window * percent * 10_000) / srtt_us;
+        let rate = (self.mss as u128 * window as u128 * percent as u128 * 10_000) / srtt_us as u128;
         if rate == 0 {
             return 0;
         }
-        (GSO_MAX_BYTES * 4 * 1_000_000 / rate).min(1_000) as u32
+        ((GSO_MAX_BYTES as u128 * 4 * 1_000_000) / rate).min(1_000) as u32
     }
 }
 
@@ -497,6 +497,8 @@ mod tests {
         a.cwnd = 100_000;
         // 2.9 GB/s: 262144 B take 90 µs.
         assert_eq!(h.ack_delay_us(&a), 90);
+        a.cwnd = u32::MAX;
+        assert_eq!(h.ack_delay_us(&a), 0, "no overflow");
     }
 
     fn pp_round(h: &mut HystartPlusPlus, first: u32, rtt_ms: u64) -> bool {
