@@ -259,6 +259,8 @@ REFUSALS = {
         _set(["link", 1, "loss"], [{"kind": "drop", "packets": [4], "applies_to": "data"}]),
         "link[1].loss[0].applies_to",
     ),
+    "cubic": (_set(["flow", 0, "variant"], "cubic"), "flow[0].variant"),
+    "periodic loss": (_set(["link", 1, "loss"], [{"kind": "periodic", "every": 100}]), "link[1].loss[0].kind"),
     "cbr jitter 0.5": (lambda d: d.update(
         simulation={"profile": "ns2", "duration": "1s"},
         flow=[{"name": "c", "kind": "cbr", "src": "s", "dst": "d", "rate": "1Mbps", "jitter": 0.5}]), "flow[0].jitter"),
@@ -440,3 +442,13 @@ def test_the_export_of_a_lee2001_point_reproduces_the_hand_written_reference_scr
     (row,) = ns2.run_ns2(tcl_of(lee2001.scenario(8, 80, "newreno", hoe=False).to_dict())).flows
     assert row["completion_time_s"] == pytest.approx(16.649579, abs=2e-6)
     assert (row["retransmits"], row["timeouts"], row["drops"]) == (498, 2, 183)
+
+
+def test_cubic_is_refused_naming_the_flow():
+    d = scenario()
+    d["flow"][0]["variant"] = "cubic"
+    with pytest.raises(ScenarioError) as err:
+        tcl_of(d)
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith("flow[0].variant: flow 'f' is CUBIC, which has no ns-2.35 agent"), message

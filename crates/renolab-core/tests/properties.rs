@@ -109,8 +109,10 @@ fn loss() -> impl Strategy<Value = Option<Value>> {
         1 => (probability(), probability(), probability()).prop_map(|(gb, bg, bad)| {
             Some(json!({"kind": "gilbert_elliott", "p_gb": gb, "p_bg": bg, "loss_bad": bad}))
         }),
-        1 => (proptest::collection::vec(0u64..50, 0..6), applies)
+        1 => (proptest::collection::vec(0u64..50, 0..6), applies.clone())
             .prop_map(|(packets, a)| Some(json!({"kind": "drop", "packets": packets, "applies_to": a}))),
+        1 => (1u64..=200, 0u64..=20, applies)
+            .prop_map(|(every, offset, a)| Some(json!({"kind": "periodic", "every": every, "offset": offset, "applies_to": a}))),
     ]
 }
 
@@ -205,7 +207,13 @@ fn options() -> impl Strategy<Value = serde_json::Map<String, Value>> {
         prop::option::of(prop_oneof![Just("ns2"), Just("rfc6675")]),
         prop::option::of((0u64..=4, 0u64..=4, 0u64..=4)),
     );
-    (common, newreno).prop_map(|(c, v)| {
+    let cubic = (
+        prop::option::of(0.001..=0.999f64),
+        prop::option::of(prop_oneof![0.005..=1.0f64, 1.0..=1000.0f64]),
+        prop::option::of(any::<bool>()),
+        prop::option::of(prop_oneof![Just("linux"), Just("hystart++"), Just("off")]),
+    );
+    (common, newreno, cubic).prop_map(|(c, v, cu)| {
         let mut o = serde_json::Map::new();
         let mut put = |k: &str, v: Option<Value>| {
             if let Some(v) = v {
@@ -238,6 +246,11 @@ fn options() -> impl Strategy<Value = serde_json::Map<String, Value>> {
             put("beta", Some(json!(a + b)));
             put("gamma", Some(json!(g)));
         }
+        // CUBIC's beta is a fraction: kept apart until the variant is known.
+        put("cubic_beta", cu.0.map(|x| json!(x)));
+        put("c", cu.1.map(|x| json!(x)));
+        put("fast_convergence", cu.2.map(|x| json!(x)));
+        put("hystart", cu.3.map(|x| json!(x)));
         o
     })
 }
@@ -250,7 +263,8 @@ fn flow(n: usize, finite_only: bool) -> impl Strategy<Value = Value> {
         Just("reno"),
         Just("newreno"),
         Just("sack"),
-        Just("vegas")
+        Just("vegas"),
+        Just("cubic")
     ];
     let profile = prop_oneof![
         Just(None),
@@ -305,10 +319,17 @@ fn flow(n: usize, finite_only: bool) -> impl Strategy<Value = Value> {
                     | "ssthresh_estimation" => variant == "newreno",
                     "sack_recovery" => variant == "sack",
                     "alpha" | "beta" | "gamma" => variant == "vegas",
+                    "cubic_beta" | "c" | "fast_convergence" | "hystart" => variant == "cubic",
                     _ => true,
                 };
-                let options: serde_json::Map<String, Value> =
-                    options.into_iter().filter(|(k, _)| own(k)).collect();
+                let options: serde_json::Map<String, Value> = options
+                    .into_iter()
+                    .filter(|(k, _)| own(k))
+                    .map(|(k, v)| match k.as_str() {
+                        "cubic_beta" => ("beta".to_string(), v),
+                        _ => (k, v),
+                    })
+                    .collect();
                 f["options"] = Value::Object(options);
                 f
             },

@@ -170,15 +170,10 @@ class _Exporter:
                     )
                 continue
             o = f["options"]
-            if f["profile"] != "ns2":
+            if f["variant"] == "cubic":
                 raise ScenarioError(
-                    f"{p}.profile: {f['profile']!r} has no ns-2 equivalent (its RFC loss response and "
-                    'timer arithmetic are not ns-2.35\'s); export scenarios with profile = "ns2"'
-                )
-            if f["variant"] == "sack" and o["sack_recovery"] != "ns2":
-                raise ScenarioError(
-                    f"{p}.options.sack_recovery: {o['sack_recovery']!r} has no ns-2.35 equivalent; "
-                    'ns-2\'s Agent/TCP/Sack1 is sack_recovery = "ns2"'
+                    f"{p}.variant: flow {f['name']!r} is CUBIC, which has no ns-2.35 agent (renolab runs it; "
+                    "ns-2 export covers tahoe, reno, newreno, sack and vegas)"
                 )
             if f["variant"] == "dctcp":
                 raise ScenarioError(
@@ -190,6 +185,16 @@ class _Exporter:
                 raise ScenarioError(
                     f"{p}.variant: {f['variant']!r} is not an ns-2.35 agent; ns-2 has "
                     + ", ".join(NS2_RECOVERY)
+                )
+            if f["profile"] != "ns2":
+                raise ScenarioError(
+                    f"{p}.profile: {f['profile']!r} has no ns-2 equivalent (its RFC loss response and "
+                    'timer arithmetic are not ns-2.35\'s); export scenarios with profile = "ns2"'
+                )
+            if f["variant"] == "sack" and o["sack_recovery"] != "ns2":
+                raise ScenarioError(
+                    f"{p}.options.sack_recovery: {o['sack_recovery']!r} has no ns-2.35 equivalent; "
+                    'ns-2\'s Agent/TCP/Sack1 is sack_recovery = "ns2"'
                 )
             if f.get("recovery", agent_recovery) != agent_recovery:
                 raise ScenarioError(
@@ -243,6 +248,11 @@ class _Exporter:
                         "only a fixed extra latency can be exported (as extra link delay)"
                     )
                 for j, loss in enumerate(d["loss"]):
+                    if loss["kind"] == "periodic":
+                        raise ScenarioError(
+                            f"{p}.loss[{j}].kind: \"periodic\" has no ns-2 export; exportable loss kinds: "
+                            "drop, uniform, ber, gilbert_elliott"
+                        )
                     if (
                         loss["kind"] == "drop"
                         and loss["packets"]

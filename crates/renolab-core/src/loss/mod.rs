@@ -16,12 +16,14 @@ mod ber;
 mod gilbert_elliott;
 pub mod latency;
 mod list;
+mod periodic;
 mod uniform;
 
 pub use ber::Ber;
 pub use gilbert_elliott::{GilbertElliott, GilbertElliottConfig};
 pub use latency::{ExtraLatency, LatencyDist};
 pub use list::DropList;
+pub use periodic::Periodic;
 pub use uniform::Uniform;
 
 use crate::net::packet::{Packet, PacketKind};
@@ -29,7 +31,7 @@ use crate::net::packet::{Packet, PacketKind};
 /// Why a loss model dropped a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossCause {
-    /// A deterministic drop list chose it.
+    /// A deterministic model (a drop list, a periodic loss) chose it.
     Scripted,
     /// A random (Bernoulli) loss.
     Random,
@@ -50,6 +52,8 @@ pub enum LossModel {
     Ber(Ber),
     /// Two-state Markov (bursty) loss.
     GilbertElliott(GilbertElliott),
+    /// Every N-th packet.
+    Periodic(Periodic),
 }
 
 impl LossModel {
@@ -61,6 +65,7 @@ impl LossModel {
             LossModel::Uniform(u) => u.judge().then_some(LossCause::Random),
             LossModel::Ber(b) => b.judge(packet.size).then_some(LossCause::BitError),
             LossModel::GilbertElliott(g) => g.judge().then_some(LossCause::Burst),
+            LossModel::Periodic(p) => p.judge().then_some(LossCause::Scripted),
         }
     }
 }

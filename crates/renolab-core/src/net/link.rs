@@ -10,7 +10,7 @@
 use super::packet::PacketId;
 use super::pipe::{InFlight, Pipe};
 use crate::loss::{
-    Ber, DropList, ExtraLatency, GilbertElliott, Loss, LossCause, LossModel, Uniform,
+    Ber, DropList, ExtraLatency, GilbertElliott, Loss, LossCause, LossModel, Periodic, Uniform,
 };
 use crate::queue::{CoDel, DropTail, FqCoDel, Queue, QueueDrop, Red};
 use crate::rng::RngStream;
@@ -202,6 +202,9 @@ impl LinkDir {
                     LossKind::Ber { ber } => LossModel::Ber(Ber::new(*ber, rng)),
                     LossKind::GilbertElliott(c) => {
                         LossModel::GilbertElliott(GilbertElliott::new(*c, rng))
+                    }
+                    LossKind::Periodic { every, offset } => {
+                        LossModel::Periodic(Periodic::new(*every, *offset))
                     }
                 };
                 Loss::new(model, l.applies_to)

@@ -9,7 +9,7 @@ use super::{
     Traffic, Variant,
 };
 use crate::net::headers::TCP_IP_HEADER_BYTES;
-use crate::tcp::cc::VegasConfig;
+use crate::tcp::cc::{CubicConfig, HystartMode, VegasConfig};
 use crate::tcp::ecn::EchoMode;
 use crate::tcp::recovery::{NewRenoConfig, RecoveryKind, RetransmitGuard, TimerReset, RECOVERIES};
 use crate::tcp::rtt::RtoConfig;
@@ -17,7 +17,9 @@ use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 
 /// TCP variants.
-pub const VARIANTS: &[&str] = &["tahoe", "reno", "newreno", "sack", "vegas", "dctcp"];
+pub const VARIANTS: &[&str] = &[
+    "tahoe", "reno", "newreno", "sack", "vegas", "cubic", "dctcp",
+];
 /// Flow kinds.
 pub const FLOW_KINDS: &[&str] = &["tcp", "cbr"];
 
@@ -68,6 +70,7 @@ const NEWRENO_OPTIONS: &[&str] = &[
 const NEWRENO_RECOVERY_OPTIONS: &[&str] = &["partial_window_deflation", "timer_reset", "careful"];
 const SACK_OPTIONS: &[&str] = &["sack_recovery"];
 const VEGAS_OPTIONS: &[&str] = &["alpha", "beta", "gamma"];
+const CUBIC_OPTIONS: &[&str] = &["beta", "c", "fast_convergence", "hystart"];
 
 fn recovery_options(recovery: &str) -> &'static [&'static str] {
     match recovery {
@@ -81,6 +84,7 @@ fn variant_options(variant: &str) -> &'static [&'static str] {
         "newreno" => NEWRENO_OPTIONS,
         "sack" => SACK_OPTIONS,
         "vegas" => VEGAS_OPTIONS,
+        "cubic" => CUBIC_OPTIONS,
         _ => &[],
     }
 }
@@ -358,7 +362,8 @@ fn parse_recovery_name(
             "vegas" => "reno",
             // A Linux host recovers with SACK, RACK-TLP and PRR.
             _ if profile.name == "linux" => "prr",
-            "sack" => sack_default,
+            // CUBIC runs with SACK, as Linux does.
+            "sack" | "cubic" => sack_default,
             _ => "reno",
         },
     };
@@ -449,6 +454,9 @@ impl Options<'_, '_> {
     }
     fn bool(&self, key: &str) -> Result<Option<bool>> {
         self.table.map_or(Ok(None), |o| o.bool(key))
+    }
+    fn float(&self, key: &str, min: f64, max: f64) -> Result<Option<f64>> {
+        self.table.map_or(Ok(None), |o| o.float(key, min, max))
     }
     fn choice(&self, key: &str, allowed: &[&str]) -> Result<Option<&str>> {
         self.table.map_or(Ok(None), |o| o.choice(key, allowed))
@@ -585,6 +593,27 @@ fn parse_variant(o: &Options<'_, '_>, name: &str) -> Result<Variant> {
             }
             Variant::Vegas(VegasConfig { alpha, beta, gamma })
         }
+        "cubic" => {
+            let d = CubicConfig::default();
+            // Linux keeps beta in 1/1024ths (BICTCP_BETA_SCALE) and C in 10/1024ths
+            // (bic_scale): the ranges keep both at least one step above 0.
+            let beta = o
+                .float("beta", 0.001, 0.999)?
+                .map_or(d.beta, CubicConfig::beta_from);
+            let bic_scale = o
+                .float("c", 0.005, 1000.0)?
+                .map_or(d.bic_scale, CubicConfig::bic_scale_from);
+            let hystart = o
+                .choice("hystart", HystartMode::NAMES)?
+                .and_then(HystartMode::by_name)
+                .unwrap_or(d.hystart);
+            Variant::Cubic(CubicConfig {
+                beta,
+                bic_scale,
+                fast_convergence: o.bool("fast_convergence")?.unwrap_or(d.fast_convergence),
+                hystart,
+            })
+        }
         _ => unreachable!("choice() only returns listed variants"),
     })
 }
@@ -668,6 +697,13 @@ fn tcp_json(t: &TcpSpec) -> Value {
             options["alpha"] = json!(c.alpha);
             options["beta"] = json!(c.beta);
             options["gamma"] = json!(c.gamma);
+        }
+        Variant::Cubic(c) => {
+            // The values the kernel arithmetic uses (0.7 is 717/1024).
+            options["beta"] = json!(c.beta_f64());
+            options["c"] = json!(c.c_f64());
+            options["fast_convergence"] = json!(c.fast_convergence);
+            options["hystart"] = json!(c.hystart.name());
         }
         Variant::Tahoe | Variant::Reno | Variant::Dctcp => {}
     }

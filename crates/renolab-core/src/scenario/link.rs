@@ -16,7 +16,7 @@ use crate::units::BitsPerSec;
 /// Queue disciplines.
 pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "codel", "fq_codel"];
 /// Loss models.
-pub const LOSS_KINDS: &[&str] = &["drop", "uniform", "ber", "gilbert_elliott"];
+pub const LOSS_KINDS: &[&str] = &["drop", "uniform", "ber", "gilbert_elliott", "periodic"];
 /// Extra-latency distributions.
 pub const LATENCY_KINDS: &[&str] = &["fixed", "uniform", "normal"];
 
@@ -387,6 +387,19 @@ fn parse_loss(l: &Table<'_>, flows: &Names) -> Result<LossSpec> {
             };
             LossKind::GilbertElliott(checked(l, c, GilbertElliottConfig::validate)?)
         }
+        "periodic" => {
+            l.only(&["kind", "every", "offset", "applies_to"])?;
+            let every = l.int("every", 1, u64::MAX)?.ok_or_else(|| {
+                ScenarioError::new(
+                    l.field("every"),
+                    "is required: drop every N-th packet, e.g. 1000",
+                )
+            })?;
+            LossKind::Periodic {
+                every,
+                offset: l.int("offset", 0, u64::MAX)?.unwrap_or(0),
+            }
+        }
         _ => unreachable!("choice() only returns allowed kinds"),
     };
     Ok(LossSpec { kind, applies_to })
@@ -515,6 +528,9 @@ pub(super) fn dir_json(d: &DirSpec, flows: &[FlowSpec]) -> Value {
                     "kind": "gilbert_elliott", "p_gb": c.p_gb, "p_bg": c.p_bg,
                     "loss_good": c.loss_good, "loss_bad": c.loss_bad,
                 }),
+                LossKind::Periodic { every, offset } => {
+                    json!({"kind": "periodic", "every": every, "offset": offset})
+                }
             };
             v["applies_to"] = json!(match l.applies_to {
                 AppliesTo::Data => "data",

@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
 use crate::queue::{CoDelConfig, FqCoDelConfig, QueueLimit, RedConfig};
-use crate::tcp::cc::VegasConfig;
+use crate::tcp::cc::{CubicConfig, VegasConfig};
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 use crate::units::BitsPerSec;
@@ -59,6 +59,8 @@ pub enum Variant {
     Vegas(VegasConfig),
     /// DCTCP (RFC 8257): Reno's growth, ECN-Echo cuts by alpha/2; always ECN.
     Dctcp,
+    /// CUBIC (RFC 9438, Linux `tcp_cubic.c`).
+    Cubic(CubicConfig),
 }
 
 impl Variant {
@@ -71,6 +73,7 @@ impl Variant {
             Variant::Sack => "sack",
             Variant::Vegas(_) => "vegas",
             Variant::Dctcp => "dctcp",
+            Variant::Cubic(_) => "cubic",
         }
     }
 }
@@ -120,6 +123,13 @@ pub enum LossKind {
     },
     /// Two-state Markov (Gilbert-Elliott) losses.
     GilbertElliott(GilbertElliottConfig),
+    /// Every `every`-th packet in scope, after the first `offset`.
+    Periodic {
+        /// The period, packets.
+        every: u64,
+        /// Packets let through before the period starts.
+        offset: u64,
+    },
 }
 
 /// A loss model on a link direction and the packets it applies to.

@@ -153,6 +153,124 @@ fn variant_options_are_checked_against_the_variant() {
 }
 
 #[test]
+fn cubic_takes_its_options_in_the_kernel_units_and_sack_recovery() {
+    use crate::tcp::cc::{CubicConfig, HystartMode};
+    use crate::tcp::recovery::RecoveryKind;
+    let with = |opts: &str| {
+        BASE.replace(
+            "variant = \"reno\"",
+            &format!("variant = \"cubic\"\noptions = {{ {opts} }}"),
+        )
+    };
+    let s = Scenario::from_toml_str(&with("")).unwrap();
+    let f = s.flows[0].tcp().unwrap();
+    assert_eq!(f.variant, Variant::Cubic(CubicConfig::default()));
+    assert_eq!(f.sender.recovery, RecoveryKind::Rfc6675);
+    assert!(f.receiver.sack);
+    let ns2 = Scenario::from_toml_str(
+        &with("").replace("[simulation]", "[simulation]\nprofile = \"ns2\""),
+    )
+    .unwrap();
+    assert_eq!(
+        ns2.flows[0].tcp().unwrap().sender.recovery,
+        RecoveryKind::Sack
+    );
+    let s = Scenario::from_toml_str(&with(
+        "beta = 0.5, c = 4, fast_convergence = false, hystart = \"hystart++\"",
+    ))
+    .unwrap();
+    assert_eq!(
+        s.flows[0].tcp().unwrap().variant,
+        Variant::Cubic(CubicConfig {
+            beta: 512,
+            bic_scale: 410,
+            fast_convergence: false,
+            hystart: HystartMode::PlusPlus,
+        })
+    );
+    let json = s.to_json();
+    let o = &json["flow"][0]["options"];
+    assert_eq!(
+        (o["beta"].as_f64(), o["c"].as_f64()),
+        (Some(0.5), Some(4.00390625))
+    );
+    assert_eq!(o["hystart"], "hystart++");
+    assert_eq!(Scenario::from_value(&json).unwrap(), s);
+    // The defaults as the kernel keeps them, and back.
+    let d = Scenario::from_toml_str(&with("")).unwrap();
+    let o = &d.to_json()["flow"][0]["options"];
+    assert_eq!(
+        (o["beta"].as_f64(), o["c"].as_f64()),
+        (Some(0.7001953125), Some(0.400390625))
+    );
+    assert_eq!(Scenario::from_value(&d.to_json()).unwrap(), d);
+    assert_eq!(
+        err(&with("beta = 1.0")),
+        "flow[0].options.beta: 1 is out of range; allowed: 0.001 to 0.999"
+    );
+    assert_eq!(
+        err(&with("c = 0")),
+        "flow[0].options.c: 0 is out of range; allowed: 0.005 to 1000"
+    );
+    assert_eq!(
+        err(&with("hystart = \"on\"")),
+        "flow[0].options.hystart: unknown hystart \"on\"; allowed: linux, hystart++, off"
+    );
+    assert_eq!(
+        err(&with("gamma = 1")),
+        "flow[0].options.gamma: is an option of variant \"vegas\", not \"cubic\"; options of cubic: \
+         initial_window, initial_ssthresh, window, dupack_threshold, min_rto, max_rto, initial_rto, \
+         clock_granularity, handshake, limited_transmit, clock_phase, pacing, ecn, beta, c, \
+         fast_convergence, hystart"
+    );
+}
+
+#[test]
+fn a_periodic_loss_takes_a_period_and_an_offset() {
+    let with = |loss: &str| {
+        BASE.replace(
+            "queue = { kind = \"droptail\", limit = 20 }",
+            &format!("queue = {{ kind = \"droptail\", limit = 20 }}\nloss = {loss}"),
+        )
+    };
+    let s = Scenario::from_toml_str(&with(
+        "{ kind = \"periodic\", every = 100, applies_to = \"data\" }",
+    ))
+    .unwrap();
+    let l = &s.links[1].forward.losses[0];
+    assert_eq!(
+        l.kind,
+        LossKind::Periodic {
+            every: 100,
+            offset: 0
+        }
+    );
+    assert_eq!(l.applies_to, crate::loss::AppliesTo::Data);
+    let json = s.to_json();
+    assert_eq!(json["link"][1]["loss"][0]["offset"], 0);
+    assert_eq!(Scenario::from_value(&json).unwrap(), s);
+    let s =
+        Scenario::from_toml_str(&with("{ kind = \"periodic\", every = 10, offset = 3 }")).unwrap();
+    assert_eq!(
+        s.links[1].forward.losses[0].kind,
+        LossKind::Periodic {
+            every: 10,
+            offset: 3
+        }
+    );
+    assert_eq!(
+        err(&with("{ kind = \"periodic\" }")),
+        "link[1].loss.every: is required: drop every N-th packet, e.g. 1000"
+    );
+    assert_eq!(
+        err(&with("{ kind = \"periodic\", every = 0 }")),
+        "link[1].loss.every: 0 is out of range; allowed: 1 to 18446744073709551615"
+    );
+    assert!(err(&with("{ kind = \"periodic\", every = 5, p = 0.1 }"))
+        .starts_with("link[1].loss.p: unknown key"));
+}
+
+#[test]
 fn the_normalised_json_round_trips() {
     let s = Scenario::from_toml_str(BASE).unwrap();
     let again = Scenario::from_value(&s.to_json()).unwrap();
@@ -169,7 +287,7 @@ fn errors_name_the_field_and_the_allowed_values() {
     let bad_variant = BASE.replace("variant = \"reno\"", "variant = \"renoo\"");
     assert_eq!(
         err(&bad_variant),
-        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, dctcp"
+        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, dctcp"
     );
     assert!(err(&BASE.replace("\"1Mbps\"", "\"-1Mbps\"")).starts_with("link[1].rate:"));
     assert_eq!(

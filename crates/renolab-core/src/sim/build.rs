@@ -7,7 +7,7 @@ use crate::engine::TimerSlot;
 use crate::net::LinkDir;
 use crate::rng::RngStream;
 use crate::scenario::{DirSpec, FlowSpec, Start, TcpSpec, Traffic, Variant};
-use crate::tcp::cc::{Cc, Dctcp, Growth, NewReno, Reno, Vegas};
+use crate::tcp::cc::{Cc, Cubic, Dctcp, Growth, NewReno, Reno, Vegas};
 use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
 use crate::time::{SimDuration, SimTime};
 
@@ -72,6 +72,8 @@ fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
         Variant::Dctcp => Cc::Dctcp(Dctcp::new(
             Reno::new(iw, ssthresh, keep_fraction).with_growth(growth),
         )),
+        // Linux's slow start counts segments; the RFC senders' count ACKs.
+        Variant::Cubic(c) => Cc::Cubic(Cubic::new(iw, ssthresh, t.mss, c).with_growth(growth)),
     };
     // The phase of ns-2's RTT tick clock (its random `boot_time_`): given, or drawn from
     // the flow's own stream.

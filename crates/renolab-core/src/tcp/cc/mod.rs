@@ -15,12 +15,16 @@
 //! 3. outside loss recovery, for an ACK of new data, [`CongestionControl::on_ack`] (Linux's
 //!    `cong_avoid`): the window grows.
 
+mod cubic;
 mod dctcp;
+mod hystart;
 mod newreno;
 mod reno;
 mod vegas;
 
+pub use cubic::{Cubic, CubicConfig};
 pub use dctcp::Dctcp;
+pub use hystart::HystartMode;
 pub use newreno::NewReno;
 pub use reno::{Growth, Reno};
 pub use vegas::{Vegas, VegasConfig};
@@ -182,6 +186,8 @@ pub enum Cc {
     Vegas(Vegas),
     /// DCTCP (RFC 8257).
     Dctcp(Dctcp),
+    /// CUBIC, as Linux runs it, with HyStart or HyStart++.
+    Cubic(Cubic),
 }
 
 impl Cc {
@@ -198,6 +204,7 @@ macro_rules! dispatch {
             Cc::NewReno($c) => $e,
             Cc::Vegas($c) => $e,
             Cc::Dctcp($c) => $e,
+            Cc::Cubic($c) => $e,
         }
     };
 }
