@@ -189,7 +189,7 @@ impl LinuxRecovery {
         let prior_snd_una = s.snd_una;
         let prior_fack = self.segs.fack.max(prior_snd_una);
         let prior_delivered = self.rate.delivered;
-        let prior_lost = self.segs.lost_out;
+        let prior_lost = self.segs.lost;
         let advanced = ack > prior_snd_una;
         if advanced {
             self.rto_retransmits = 0;
@@ -306,7 +306,9 @@ impl LinuxRecovery {
         if set_xmit_timer {
             self.set_xmit_timer(s, now, true);
         }
-        let newly_lost = self.segs.lost_out.saturating_sub(prior_lost);
+        // Linux `tp->lost - lost`: counted, not the change in `lost_out`, which the segments
+        // this ACK delivers bring down.
+        let newly_lost = (self.segs.lost - prior_lost) as u32;
         sample.rate = self
             .rate
             .on_ack(now, delivered, newly_lost, self.min_rtt(), ca_rtt);
