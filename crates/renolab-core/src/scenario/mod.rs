@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
 use crate::queue::{CoDelConfig, FqCoDelConfig, QueueLimit, RedConfig};
-use crate::tcp::cc::VegasConfig;
+use crate::tcp::cc::{BbrConfig, VegasConfig};
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 use crate::units::BitsPerSec;
@@ -52,6 +52,8 @@ pub enum Variant {
     Sack,
     /// Vegas.
     Vegas(VegasConfig),
+    /// BBR v1 (Linux `tcp_bbr.c`).
+    Bbr(BbrConfig),
 }
 
 impl Variant {
@@ -63,6 +65,7 @@ impl Variant {
             Variant::NewReno { .. } => "newreno",
             Variant::Sack => "sack",
             Variant::Vegas(_) => "vegas",
+            Variant::Bbr(_) => "bbr",
         }
     }
 }

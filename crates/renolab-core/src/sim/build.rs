@@ -9,7 +9,7 @@ use crate::net::LinkDir;
 use crate::queue::{CoDel, DropTail, FqCoDel, Queue, Red};
 use crate::rng::RngStream;
 use crate::scenario::{DirSpec, FlowSpec, LossKind, QueueSpec, Start, TcpSpec, Traffic, Variant};
-use crate::tcp::cc::{Cc, Growth, NewReno, Reno, Vegas};
+use crate::tcp::cc::{Bbr, Cc, Growth, NewReno, Reno, Vegas};
 use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
 use crate::time::{SimDuration, SimTime};
 
@@ -81,6 +81,7 @@ pub(super) fn flow(seed: u64, spec: &FlowSpec) -> Flow {
         counters: FlowCounters::default(),
         finished: false,
         traced: None,
+        traced_cc: Default::default(),
     }
 }
 
@@ -108,6 +109,8 @@ fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
             NewReno::new(iw, ssthresh, ssthresh_estimation, keep_fraction).with_growth(growth),
         ),
         Variant::Vegas(c) => Cc::Vegas(Vegas::new(iw, ssthresh, c)),
+        // ProbeBW's random phases come from a stream of the flow's own.
+        Variant::Bbr(c) => Cc::Bbr(Bbr::new(c, iw, t.mss, t.sender.header_bytes, rng.split())),
     };
     // The phase of ns-2's RTT tick clock (its random `boot_time_`): given, or drawn from
     // the flow's own stream.

@@ -12,7 +12,7 @@ mod build;
 mod results;
 
 pub use results::{
-    CwndSeries, FlowResult, LinkResult, RunOutput, RunSummary, SeqSeries, StopReason,
+    CcSeries, CwndSeries, FlowResult, LinkResult, RunOutput, RunSummary, SeqSeries, StopReason,
 };
 
 use crate::app::{CbrSink, CbrSource};
@@ -23,6 +23,7 @@ use crate::net::pipe::InFlight;
 use crate::net::{LinkDir, Packet, PacketId, PacketKind, PacketPool, Routes};
 use crate::queue::{QueueDrop, Queued};
 use crate::scenario::{Scenario, Variant};
+use crate::tcp::cc::{CcState, CongestionControl};
 use crate::tcp::sack::SackBlocks;
 use crate::tcp::sender::SegmentKind;
 use crate::tcp::{TcpReceiver, TcpSender, Window};
@@ -83,6 +84,8 @@ pub(crate) struct Flow {
     finished: bool,
     /// Last (cwnd, ssthresh) reported to the tracer.
     traced: Option<(Window, Window)>,
+    /// Last controller state reported to the tracer.
+    traced_cc: CcState,
 }
 
 /// A simulation in progress, generic over its tracer so that tracing off costs nothing.
@@ -702,6 +705,11 @@ impl<T: Tracer> Simulation<T> {
             if flow.traced != Some(now_w) {
                 flow.traced = Some(now_w);
                 self.tracer.cwnd_changed(now, f, now_w.0, now_w.1);
+            }
+            let cc = tcp.sender.cc().cc_state();
+            if flow.traced_cc != cc {
+                flow.traced_cc = cc;
+                self.tracer.cc_changed(now, f, &cc);
             }
         }
     }

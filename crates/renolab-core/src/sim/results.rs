@@ -177,6 +177,28 @@ pub struct SeqSeries {
     pub seq: Vec<u32>,
 }
 
+/// A decoded `cc` trace: the controllers' state at each change (NaN where a controller has
+/// no such value).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CcSeries {
+    /// Time of each change, ns.
+    pub time_ns: Vec<u64>,
+    /// Flow index.
+    pub flow: Vec<u32>,
+    /// Mode code (an index into [`crate::tcp::cc::CC_MODES`]; 255 for none).
+    pub mode: Vec<u8>,
+    /// Bottleneck-bandwidth estimate, bit/s.
+    pub btl_bw_bps: Vec<f64>,
+    /// Min-RTT estimate, ns.
+    pub min_rtt_ns: Vec<f64>,
+    /// Pacing gain.
+    pub pacing_gain: Vec<f64>,
+    /// Cwnd gain.
+    pub cwnd_gain: Vec<f64>,
+    /// Pacing rate, bit/s of payload.
+    pub pacing_rate_bps: Vec<f64>,
+}
+
 fn le_u64(b: &[u8]) -> u64 {
     u64::from_le_bytes(b.try_into().expect("8 bytes"))
 }
@@ -204,6 +226,24 @@ impl RunOutput {
             s.flow.push(le_u32(&r[8..12]));
             s.cwnd.push(f64::from_bits(le_u64(&r[12..20])));
             s.ssthresh.push(f64::from_bits(le_u64(&r[20..28])));
+        }
+        Some(s)
+    }
+
+    /// The `cc` trace, decoded, if it was recorded.
+    pub fn cc(&self) -> Option<CcSeries> {
+        let b = self.trace_bytes("cc")?;
+        let mut s = CcSeries::default();
+        let f = |r: &[u8], i: usize| f64::from_bits(le_u64(&r[13 + 8 * i..21 + 8 * i]));
+        for r in b.chunks_exact(53) {
+            s.time_ns.push(le_u64(&r[..8]));
+            s.flow.push(le_u32(&r[8..12]));
+            s.mode.push(r[12]);
+            s.btl_bw_bps.push(f(r, 0));
+            s.min_rtt_ns.push(f(r, 1));
+            s.pacing_gain.push(f(r, 2));
+            s.cwnd_gain.push(f(r, 3));
+            s.pacing_rate_bps.push(f(r, 4));
         }
         Some(s)
     }
