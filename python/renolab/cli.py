@@ -65,7 +65,7 @@ def _build_parser() -> _Parser:
         type=_trace_names,
         action="append",
         default=[],
-        help="record traces: cwnd, seq, rtt, queue, drops, hops (repeatable or comma-separated)",
+        help="record traces: cwnd, seq, rtt, queue, drops, hops, cc (repeatable or comma-separated)",
     )
     run.add_argument(
         "--format",

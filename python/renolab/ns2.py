@@ -324,6 +324,11 @@ class _Exporter:
                     f"{p}.profile: {f['profile']!r} has no ns-2 equivalent (its RFC loss response and "
                     'timer arithmetic are not ns-2.35\'s); export scenarios with profile = "ns2"'
                 )
+            if f["variant"] not in _AGENTS:
+                raise ScenarioError(
+                    f"{p}.variant: {f['variant']!r} has no ns-2.35 agent; ns-2 exports take "
+                    + ", ".join(repr(v) for v in _AGENTS)
+                )
             if f["variant"] == "sack" and o["sack_recovery"] != "ns2":
                 raise ScenarioError(
                     f"{p}.options.sack_recovery: {o['sack_recovery']!r} has no ns-2.35 equivalent; "

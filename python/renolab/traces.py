@@ -16,6 +16,8 @@ Decoded columns, per trace (see ``docs/outputs.md`` for units):
 ``queue``  time_s, link, packets, bytes
 ``drops``  time_s, link, flow, kind, seq, cause
 ``hops``   time_s, link, event, kind, size, flow, seq, uid
+``cc``     time_s, flow, mode, btl_bw_bps, min_rtt_s, pacing_gain, cwnd_gain,
+           pacing_rate_bps
 =========  ====================================================================
 """
 
@@ -30,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 #: Every trace the core can record, in documentation order.
-TRACE_NAMES = ("cwnd", "seq", "rtt", "queue", "drops", "hops")
+TRACE_NAMES = ("cwnd", "seq", "rtt", "queue", "drops", "hops", "cc")
 
 #: Names of the ``seq`` trace's event codes, in code order.
 SEQ_EVENTS = ("sent", "retransmitted", "acked", "dropped", "ack_dropped")
@@ -42,6 +44,8 @@ NS2_EVENTS = ("+", "-", "r", "d")
 PACKET_KINDS = ("data", "ack", "syn", "synack", "datagram")
 #: Drop causes (``cause`` column of ``drops``), in code order.
 DROP_CAUSES = ("overflow", "early", "aqm", "bit_error", "random", "burst", "scripted")
+#: Controller modes (``mode`` column of ``cc``), in code order (the core's ``CC_MODES``).
+CC_MODES = ("startup", "drain", "probe_bw", "probe_rtt")
 
 #: Record layout of each trace (numpy dtype strings, packed, little-endian).  The core
 #: reports the layout with every trace; this copy decodes the older per-column format and
@@ -69,6 +73,16 @@ TRACE_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("seq", "<u4"),
         ("uid", "<u8"),
     ),
+    "cc": (
+        ("time_ns", "<u8"),
+        ("flow", "<u4"),
+        ("mode", "u1"),
+        ("btl_bw_bps", "<f8"),
+        ("min_rtt_ns", "<f8"),
+        ("pacing_gain", "<f8"),
+        ("cwnd_gain", "<f8"),
+        ("pacing_rate_bps", "<f8"),
+    ),
 }
 
 #: Rows decoded and written at a time when streaming a trace.
@@ -79,7 +93,10 @@ FORMATS = ("parquet", "csv")
 
 
 def code_names(trace: str, field: str) -> tuple[str, ...] | None:
-    """The category names of a coded column (``event``, ``kind``, ``cause``), else None."""
+    """The category names of a coded column (``event``, ``kind``, ``cause``, ``mode``), else
+    None."""
+    if field == "mode" and trace == "cc":
+        return CC_MODES
     if field == "event":
         return HOP_EVENTS if trace == "hops" else SEQ_EVENTS
     if field == "kind":

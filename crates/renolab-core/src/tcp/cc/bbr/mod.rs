@@ -543,7 +543,12 @@ impl CongestionControl for Bbr {
         self.marked_app_limited
     }
 
+    /// BBR's state once it has an RTT sample (before, its pacing rate is a nominal
+    /// placeholder it never paces at).
     fn cc_state(&self) -> CcState {
+        if !self.has_seen_rtt {
+            return CcState::default();
+        }
         CcState {
             mode: Some(self.mode as u8),
             btl_bw_bps: Some(self.bw_bps(self.bw())),
