@@ -125,6 +125,7 @@ fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
         sender: TcpSender::new(t.sender, transfer, cc, clock_phase),
         receiver: TcpReceiver::new(t.receiver, transfer),
         sender_timer: TimerSlot::default(),
+        release_timer: TimerSlot::default(),
         receiver_timer: TimerSlot::default(),
     }
 }

@@ -52,6 +52,10 @@ pub(crate) struct TcpEndpoints {
     sender: TcpSender,
     receiver: TcpReceiver,
     sender_timer: TimerSlot,
+    /// The sender's pacing release, apart from its retransmission timer: sharing one slot,
+    /// each release that came before the timer's deadline left a stale heap entry behind,
+    /// one per round of window-limited sending.
+    release_timer: TimerSlot,
     receiver_timer: TimerSlot,
 }
 
@@ -697,7 +701,10 @@ impl<T: Tracer> Simulation<T> {
         let Endpoints::Tcp(tcp) = &mut flow.endpoints else {
             return;
         };
-        if let Some(at) = tcp.sender_timer.arm(tcp.sender.poll_timeout()) {
+        if let Some(at) = tcp.sender_timer.arm(tcp.sender.poll_timer()) {
+            self.sched.schedule(at, Event::SenderTimer { flow: f });
+        }
+        if let Some(at) = tcp.release_timer.arm(tcp.sender.poll_release()) {
             self.sched.schedule(at, Event::SenderTimer { flow: f });
         }
         if T::ENABLED {
@@ -750,7 +757,7 @@ impl<T: Tracer> Simulation<T> {
         let Endpoints::Tcp(tcp) = &mut self.flows[f as usize].endpoints else {
             return;
         };
-        if !tcp.sender_timer.fire(now) {
+        if !(tcp.sender_timer.fire(now) || tcp.release_timer.fire(now)) {
             return; // stale entry, superseded by an earlier one
         }
         if matches!(tcp.sender.poll_timeout(), Some(d) if d <= now) {
