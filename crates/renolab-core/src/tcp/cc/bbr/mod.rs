@@ -133,6 +133,9 @@ pub struct Bbr {
     marked_app_limited: bool,
     /// The connection's counters as of the last ACK (for the events between ACKs).
     conn: super::ConnState,
+    /// The SYN was acknowledged: Linux counts it in `tp->delivered`, renolab's counters do
+    /// not.
+    syn_delivered: bool,
     /// The flow's random stream (ProbeBW's starting phase).
     rng: RngStream,
 }
@@ -187,6 +190,7 @@ impl Bbr {
             extra_acked_win_idx: 0,
             marked_app_limited: false,
             conn: super::ConnState::default(),
+            syn_delivered: false,
             rng,
         };
         b.init_pacing_rate_from_rtt(None);
@@ -372,6 +376,11 @@ impl Bbr {
         (cwnd, false)
     }
 
+    /// Linux's `tp->delivered`, which counts an acknowledged SYN.
+    fn delivered_with_syn(&self, sample: &AckSample) -> u64 {
+        sample.conn.delivered + self.syn_delivered as u64
+    }
+
     /// Linux `bbr_set_cwnd()`: slow-start towards `cwnd_gain x BDP` (plus allowances) when
     /// below it, snap down to it once the pipe was full.
     fn set_cwnd(&mut self, sample: &AckSample, acked: u32, bw: u64, gain: u32) {
@@ -385,7 +394,7 @@ impl Bbr {
                 target = self.quantization_budget(target);
                 if self.full_bw_reached {
                     cwnd = cwnd.saturating_add(acked).min(target);
-                } else if cwnd < target || sample.conn.delivered < TCP_INIT_CWND as u64 {
+                } else if cwnd < target || self.delivered_with_syn(sample) < TCP_INIT_CWND as u64 {
                     cwnd = cwnd.saturating_add(acked);
                 }
                 cwnd = cwnd.max(self.config.cwnd_min_target);
@@ -522,6 +531,7 @@ impl CongestionControl for Bbr {
     }
 
     fn on_syn_ack(&mut self, now: SimTime, rtt: SimDuration) {
+        self.syn_delivered = true;
         self.init_from_rtt(now, rtt);
     }
 
