@@ -216,8 +216,9 @@ MODE_COLOURS = {"startup": "tab:red", "drain": "tab:orange", "probe_bw": "tab:gr
 
 
 def cc(run: Result, *, flows: Sequence[str] | str | None = None) -> Figure:
-    """The controllers' state from the ``cc`` trace: pacing rate (solid) and
-    bottleneck-bandwidth estimate (dashed) per flow in Mb/s of payload, above a timeline of
+    """The controllers' state from the ``cc`` trace: pacing rate (solid),
+    bottleneck-bandwidth estimate (dashed) and delivery-rate samples (dots) per flow in Mb/s
+    of payload, above a timeline of
     each flow's mode (BBR's Startup, Drain, ProbeBW and ProbeRTT as coloured bands).  Flows
     whose controller reports no state (Reno, ...) do not appear."""
     from matplotlib.patches import Patch
@@ -240,6 +241,10 @@ def cc(run: Result, *, flows: Sequence[str] | str | None = None) -> Figure:
             if not np.all(np.isnan(y)):
                 ax.step(t, np.append(y, y[-1:]), where="post", color=colour, ls=style, lw=1.1,
                         label=f"{flow} {what}", rasterized=big)
+        samples = part["delivery_rate_bps"].to_numpy(dtype=np.float64) / 1e6
+        if not np.all(np.isnan(samples)):
+            ax.plot(t[:-1], samples, ls="none", marker=".", ms=1.5, alpha=0.4, color=colour,
+                    label=f"{flow} delivery rate", rasterized=big)
         mode = part["mode"].astype(object).to_numpy()
         starts = [k for k in range(len(mode)) if k == 0 or mode[k] != mode[k - 1]]
         for j, k in enumerate(starts):

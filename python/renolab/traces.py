@@ -17,7 +17,7 @@ Decoded columns, per trace (see ``docs/outputs.md`` for units):
 ``drops``  time_s, link, flow, kind, seq, cause
 ``hops``   time_s, link, event, kind, size, flow, seq, uid
 ``cc``     time_s, flow, mode, btl_bw_bps, min_rtt_s, pacing_gain, cwnd_gain,
-           pacing_rate_bps
+           pacing_rate_bps, delivery_rate_bps
 =========  ====================================================================
 """
 
@@ -82,6 +82,7 @@ TRACE_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("pacing_gain", "<f8"),
         ("cwnd_gain", "<f8"),
         ("pacing_rate_bps", "<f8"),
+        ("delivery_rate_bps", "<f8"),
     ),
 }
 

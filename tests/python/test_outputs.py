@@ -35,7 +35,10 @@ EXPECTED_COLUMNS = {
     "queue": ["time_s", "link", "packets", "bytes"],
     "drops": ["time_s", "link", "flow", "kind", "seq", "cause"],
     "hops": ["time_s", "link", "event", "kind", "size", "flow", "seq", "uid"],
-    "cc": ["time_s", "flow", "mode", "btl_bw_bps", "min_rtt_s", "pacing_gain", "cwnd_gain", "pacing_rate_bps"],
+    "cc": [
+        "time_s", "flow", "mode", "btl_bw_bps", "min_rtt_s", "pacing_gain", "cwnd_gain", "pacing_rate_bps",
+        "delivery_rate_bps",
+    ],
 }
 
 

@@ -72,7 +72,7 @@ def test_the_cc_figure_draws_bbrs_pacing_rate_and_mode_timeline(small_scenario, 
     assert plot.available_kinds(run) == ["cc", "summary"]
     fig = run.plot.cc()
     rates, lanes = fig.axes[0], fig.axes[1]
-    assert [line.get_label() for line in rates.lines] == ["f1 pacing rate", "f1 btl_bw"]
+    assert [line.get_label() for line in rates.lines] == ["f1 pacing rate", "f1 btl_bw", "f1 delivery rate"]
     assert lanes.get_xlabel() == "time (s)"
     # Startup, Drain and ProbeBW as bands, in the colours of their legend.
     bands = [c.get_facecolor()[0].tolist() for c in lanes.collections]

@@ -197,6 +197,8 @@ pub struct CcSeries {
     pub cwnd_gain: Vec<f64>,
     /// Pacing rate, bit/s of payload.
     pub pacing_rate_bps: Vec<f64>,
+    /// Last delivery-rate sample, bit/s of payload.
+    pub delivery_rate_bps: Vec<f64>,
 }
 
 fn le_u64(b: &[u8]) -> u64 {
@@ -235,7 +237,7 @@ impl RunOutput {
         let b = self.trace_bytes("cc")?;
         let mut s = CcSeries::default();
         let f = |r: &[u8], i: usize| f64::from_bits(le_u64(&r[13 + 8 * i..21 + 8 * i]));
-        for r in b.chunks_exact(53) {
+        for r in b.chunks_exact(61) {
             s.time_ns.push(le_u64(&r[..8]));
             s.flow.push(le_u32(&r[8..12]));
             s.mode.push(r[12]);
@@ -244,6 +246,7 @@ impl RunOutput {
             s.pacing_gain.push(f(r, 2));
             s.cwnd_gain.push(f(r, 3));
             s.pacing_rate_bps.push(f(r, 4));
+            s.delivery_rate_bps.push(f(r, 5));
         }
         Some(s)
     }

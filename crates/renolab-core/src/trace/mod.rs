@@ -201,6 +201,7 @@ pub const TRACES: &[(&str, &[(&str, &str)])] = &[
             ("pacing_gain", "<f8"),
             ("cwnd_gain", "<f8"),
             ("pacing_rate_bps", "<f8"),
+            ("delivery_rate_bps", "<f8"),
         ],
     ),
 ];
@@ -418,7 +419,8 @@ impl Tracer for Recorder {
                     .f64(c.min_rtt.map_or(nan, |d| d.as_nanos() as f64))
                     .f64(c.pacing_gain.unwrap_or(nan))
                     .f64(c.cwnd_gain.unwrap_or(nan))
-                    .f64(c.pacing_rate_bps.unwrap_or(nan)),
+                    .f64(c.pacing_rate_bps.unwrap_or(nan))
+                    .f64(c.delivery_rate_bps.unwrap_or(nan)),
             );
         }
     }

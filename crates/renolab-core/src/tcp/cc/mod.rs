@@ -252,6 +252,9 @@ pub struct CcState {
     pub cwnd_gain: Option<f64>,
     /// The pacing rate the controller asks for, bit/s.
     pub pacing_rate_bps: Option<f64>,
+    /// The last delivery-rate sample the controller took (BBR: the valid samples that feed
+    /// its bandwidth filter), bit/s.
+    pub delivery_rate_bps: Option<f64>,
 }
 
 /// RFC 5681 §3.1 eq. 4 (and ns-2's `slowdown(CLOSE_SSTHRESH_HALF)`): half the window, in

@@ -131,6 +131,8 @@ pub struct Bbr {
     extra_acked_win_idx: usize,
     /// ProbeRTT asked, on the last ACK, that rate samples be application-limited.
     marked_app_limited: bool,
+    /// The last valid delivery-rate sample, `BW_UNIT`s (for the `cc` trace).
+    last_sample: Option<u64>,
     /// The connection's counters as of the last ACK (for the events between ACKs).
     conn: super::ConnState,
     /// The SYN was acknowledged: Linux counts it in `tp->delivered`, renolab's counters do
@@ -189,6 +191,7 @@ impl Bbr {
             extra_acked_win_rtts: 0,
             extra_acked_win_idx: 0,
             marked_app_limited: false,
+            last_sample: None,
             conn: super::ConnState::default(),
             syn_delivered: false,
             rng,
@@ -566,6 +569,7 @@ impl CongestionControl for Bbr {
             pacing_gain: Some(gain_value(self.pacing_gain)),
             cwnd_gain: Some(gain_value(self.cwnd_gain)),
             pacing_rate_bps: Some(self.pacing_rate as f64 * 8.0),
+            delivery_rate_bps: self.last_sample.map(|bw| self.bw_bps(bw)),
         }
     }
 }

@@ -47,6 +47,7 @@ impl Bbr {
         }
         self.lt_sampling(sample.conn.newly_lost, rs.app_limited);
         let bw = rs.delivered as u64 * BW_UNIT / interval_us;
+        self.last_sample = Some(bw);
         // An application-limited sample says what the application did, not the path: it
         // may only raise the estimate.
         if !rs.app_limited || bw >= self.max_bw() {
