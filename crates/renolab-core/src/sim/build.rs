@@ -110,7 +110,13 @@ fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
         ),
         Variant::Vegas(c) => Cc::Vegas(Vegas::new(iw, ssthresh, c)),
         // ProbeBW's random phases come from a stream of the flow's own.
-        Variant::Bbr(c) => Cc::Bbr(Bbr::new(c, iw, t.mss, t.sender.header_bytes, rng.split())),
+        Variant::Bbr(c) => Cc::Bbr(Box::new(Bbr::new(
+            c,
+            iw,
+            t.mss,
+            t.sender.header_bytes,
+            rng.split(),
+        ))),
     };
     // The phase of ns-2's RTT tick clock (its random `boot_time_`): given, or drawn from
     // the flow's own stream.

@@ -273,8 +273,9 @@ pub enum Cc {
     NewReno(NewReno),
     /// Vegas.
     Vegas(Vegas),
-    /// BBR v1, as Linux's `tcp_bbr.c`.
-    Bbr(Bbr),
+    /// BBR v1, as Linux's `tcp_bbr.c` (boxed: its model is twice the size of the other
+    /// controllers, which stay inline).
+    Bbr(Box<Bbr>),
 }
 
 macro_rules! dispatch {
