@@ -1,4 +1,5 @@
-"""Figures of a run: cwnd, time-sequence graph, throughput, queue length and a summary page.
+"""Figures of a run: cwnd, time-sequence graph, throughput, queue length, the controllers'
+state (BBR's pacing rate and modes) and a summary page.
 
 Every function takes a :class:`renolab.Result` -- fresh from a run, or read back from a run
 directory with :meth:`renolab.Result.load` -- and returns a :class:`matplotlib.figure.Figure`
@@ -7,7 +8,7 @@ directory with :meth:`renolab.Result.load` -- and returns a :class:`matplotlib.f
     fig = result.plot.cwnd()            # or renolab.plot.cwnd(result)
     fig.savefig("cwnd.svg")
 
-``renolab plot DIR [--kind cwnd,seq,throughput,queue,summary] [--format png,svg]``
+``renolab plot DIR [--kind cwnd,seq,throughput,queue,cc,summary] [--format png,svg]``
 (:mod:`renolab.cli.plot`) writes them from the saved files of a run directory.
 """
 
@@ -28,9 +29,9 @@ if TYPE_CHECKING:
     from renolab.results import Result
 
 #: The figures, in the order ``renolab plot`` writes them.
-KINDS = ("cwnd", "seq", "throughput", "queue", "summary")
+KINDS = ("cwnd", "seq", "throughput", "queue", "cc", "summary")
 #: The trace each figure needs.
-NEEDS = {"cwnd": "cwnd", "seq": "seq", "throughput": "seq", "queue": "queue"}
+NEEDS = {"cwnd": "cwnd", "seq": "seq", "throughput": "seq", "queue": "queue", "cc": "cc"}
 #: Image formats :func:`save_figures` writes.
 IMAGE_FORMATS = ("png", "svg", "pdf")
 
@@ -209,6 +210,63 @@ def queue(run: Result, *, links: Sequence[str] | str | None = None, ax: Axes | N
     return fig
 
 
+#: Colours of the controller modes in :func:`cc`.
+MODE_COLOURS = {"startup": "tab:red", "drain": "tab:orange", "probe_bw": "tab:green", "probe_rtt": "tab:purple"}
+
+
+def cc(run: Result, *, flows: Sequence[str] | str | None = None) -> Figure:
+    """The controllers' state from the ``cc`` trace: pacing rate (solid),
+    bottleneck-bandwidth estimate (dashed) and delivery-rate samples (dots) per flow in Mb/s
+    of payload, above a timeline of
+    each flow's mode (BBR's Startup, Drain, ProbeBW and ProbeRTT as coloured bands).  Flows
+    whose controller reports no state (Reno, ...) do not appear."""
+    from matplotlib.patches import Patch
+
+    fig = _new_figure(8.0, 5.5)
+    grid = fig.add_gridspec(2, 1, height_ratios=[3, 1])
+    ax = fig.add_subplot(grid[0])
+    lanes = fig.add_subplot(grid[1], sharex=ax)
+    frame = run.trace("cc")
+    end = _end_time(run, frame)
+    names = _flows(frame, flows)
+    seen: list[str] = []
+    for i, flow in enumerate(names):
+        part = frame[frame["flow"].astype(str) == flow]
+        t = np.append(part["time_s"].to_numpy(dtype=np.float64), end)
+        colour = f"C{i % 10}"
+        big = len(t) > _RASTER_POINTS
+        for column, style, what in (("pacing_rate_bps", "-", "pacing rate"), ("btl_bw_bps", "--", "btl_bw")):
+            y = part[column].to_numpy(dtype=np.float64) / 1e6
+            if not np.all(np.isnan(y)):
+                ax.step(t, np.append(y, y[-1:]), where="post", color=colour, ls=style, lw=1.1,
+                        label=f"{flow} {what}", rasterized=big)
+        samples = part["delivery_rate_bps"].to_numpy(dtype=np.float64) / 1e6
+        if not np.all(np.isnan(samples)):
+            ax.plot(t[:-1], samples, ls="none", marker=".", ms=1.5, alpha=0.4, color=colour,
+                    label=f"{flow} delivery rate", rasterized=big)
+        mode = part["mode"].astype(object).to_numpy()
+        starts = [k for k in range(len(mode)) if k == 0 or mode[k] != mode[k - 1]]
+        for j, k in enumerate(starts):
+            if not isinstance(mode[k], str):
+                continue
+            stop = t[starts[j + 1]] if j + 1 < len(starts) else t[-1]
+            lanes.broken_barh([(t[k], stop - t[k])], (i - 0.4, 0.8), color=MODE_COLOURS.get(mode[k], "0.6"))
+            if mode[k] not in seen:
+                seen.append(mode[k])
+    lanes.set_yticks(range(len(names)), names)
+    lanes.set_ylim(-0.6, max(len(names), 1) - 0.4)
+    lanes.set_xlabel("time (s)")
+    lanes.set_title("Mode", fontsize="medium")
+    if seen:
+        handles = [Patch(color=MODE_COLOURS.get(m, "0.6"), label=m) for m in seen]
+        lanes.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.45), fontsize="small",
+                     ncol=len(seen), frameon=False)
+    _label_time_axes(ax, "rate (Mb/s)", "Pacing rate and bandwidth estimate")
+    ax.set_xlabel("")
+    ax.set_ylim(top=ax.get_ylim()[1])
+    return fig
+
+
 def summary(run: Result) -> Figure:
     """One page: the run's headline and flow table, then cwnd, time-sequence graph,
     throughput and queue length (a panel says which trace to record when one is missing)."""
@@ -282,7 +340,7 @@ def save_figures(
             raise ValueError(f"unknown image format {fmt!r}; allowed: {', '.join(IMAGE_FORMATS)}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    draw = {"cwnd": cwnd, "seq": seq, "throughput": throughput, "queue": queue, "summary": summary}
+    draw = {"cwnd": cwnd, "seq": seq, "throughput": throughput, "queue": queue, "cc": cc, "summary": summary}
     written = []
     with matplotlib.rc_context({"svg.hashsalt": "renolab", "svg.fonttype": "none"}):
         for kind in chosen:

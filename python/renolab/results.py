@@ -68,7 +68,7 @@ class Result:
             plus ``renolab_version``, ``wall_time_s`` (measured around the core call) and
             ``scenario`` (the input scenario dict).
         plot: figures of this run (``result.plot.cwnd()``, ``.seq()``, ``.throughput()``,
-            ``.queue()``, ``.summary()``), see :mod:`renolab.plot`.
+            ``.queue()``, ``.cc()``, ``.summary()``), see :mod:`renolab.plot`.
     """
 
     def __init__(
@@ -493,6 +493,12 @@ class _PlotAccessor:
         from renolab import plot
 
         return plot.queue(self._result, **kwargs)
+
+    def cc(self, **kwargs: Any) -> Figure:
+        """Pacing rate, bandwidth estimate and mode timeline (BBR) vs time per flow."""
+        from renolab import plot
+
+        return plot.cc(self._result, **kwargs)
 
     def summary(self, **kwargs: Any) -> Figure:
         """One-page summary of the run."""

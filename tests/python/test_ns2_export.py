@@ -255,6 +255,7 @@ REFUSALS = {
                      "flow[0].options.careful"),
     "huge vegas window": (lambda d: d["flow"][0].update(variant="vegas", options={"window": 5_000_000}),
                           "flow[0].options.window"),
+    "bbr": (lambda d: d["flow"][0].update(variant="bbr"), "flow[0].variant"),
     "packet indices of data with a SYN": (
         _set(["link", 1, "loss"], [{"kind": "drop", "packets": [4], "applies_to": "data"}]),
         "link[1].loss[0].applies_to",

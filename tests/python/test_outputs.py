@@ -12,6 +12,7 @@ import pytest
 from renolab import Result, Scenario
 from renolab.cli import main
 from renolab.traces import (
+    CC_MODES,
     DROP_CAUSES,
     HOP_EVENTS,
     PACKET_KINDS,
@@ -24,7 +25,8 @@ from renolab.traces import (
     PacketIds,
 )
 
-ALL = list(TRACE_NAMES)
+# Every trace a Reno flow fills; `cc` records only controllers with state (BBR): its own test.
+ALL = [name for name in TRACE_NAMES if name != "cc"]
 
 EXPECTED_COLUMNS = {
     "cwnd": ["time_s", "flow", "cwnd", "ssthresh"],
@@ -33,6 +35,10 @@ EXPECTED_COLUMNS = {
     "queue": ["time_s", "link", "packets", "bytes", "marked"],
     "drops": ["time_s", "link", "flow", "kind", "seq", "cause"],
     "hops": ["time_s", "link", "event", "kind", "size", "flow", "seq", "uid"],
+    "cc": [
+        "time_s", "flow", "mode", "btl_bw_bps", "min_rtt_s", "pacing_gain", "cwnd_gain", "pacing_rate_bps",
+        "delivery_rate_bps",
+    ],
 }
 
 
@@ -44,6 +50,7 @@ def result():
 
 
 def test_every_trace_has_its_documented_columns_and_categories(result):
+    assert sorted(ALL + ["cc"]) == sorted(TRACE_NAMES)
     assert sorted(result.trace_names) == sorted(ALL)
     for name in ALL:
         frame = result.trace(name)
@@ -170,6 +177,31 @@ def test_spilled_traces_stream_in_chunks_and_match_the_in_memory_ones(result, tm
     pd.testing.assert_frame_equal(pd.read_parquet(path), result.trace("hops"))
     spilled.save(tmp_path / "out")
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "out" / "seq.parquet"), result.trace("seq"))
+
+
+def test_the_cc_trace_records_bbrs_state_and_round_trips(tmp_path):
+    from conftest import small_scenario_dict
+
+    scenario = small_scenario_dict()
+    scenario["flow"][0]["variant"] = "bbr"
+    scenario["flow"].append({**scenario["flow"][0], "name": "reno", "variant": "reno"})
+    result = Scenario.from_dict(scenario).run(trace=["cc"])
+    cc = result.trace("cc")
+    assert list(cc.columns) == EXPECTED_COLUMNS["cc"]
+    assert list(cc["mode"].cat.categories) == list(CC_MODES)
+    # Only BBR reports state; it starts in Startup at 2/ln 2 and measures the path's RTT.
+    assert set(cc["flow"].astype(str)) == {"f1"}
+    first = cc.iloc[0]
+    assert (first["mode"], first["pacing_gain"]) == ("startup", 739 / 256)
+    # 22 ms of propagation, 9.5 ms of serialisation (1040 + 40 bytes at 1 Mb/s, 1040 at 10).
+    assert cc["min_rtt_s"].min() == pytest.approx(0.0315, abs=0.0005)
+    assert cc["time_s"].is_monotonic_increasing
+    spilled = Scenario.from_dict(scenario).run(trace=["cc"], trace_dir=tmp_path / "raw")
+    chunks = list(spilled.iter_trace("cc", chunk_rows=7))
+    pd.testing.assert_frame_equal(pd.concat(chunks, ignore_index=True), cc)
+    for fmt in ("parquet", "csv"):
+        result.save(tmp_path / fmt, format=fmt)
+        pd.testing.assert_frame_equal(Result.load(tmp_path / fmt).trace("cc"), cc)
 
 
 def test_the_first_core_format_of_per_column_bytes_still_decodes():

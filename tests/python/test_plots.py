@@ -154,6 +154,23 @@ def test_renolab_plot_draws_a_run_directory(result, tmp_path, capsys):
     assert main(["plot", str(tmp_path / "nowhere")]) == 2
 
 
+def test_the_cc_figure_draws_bbrs_pacing_rate_and_mode_timeline(small_scenario, tmp_path, capsys):
+    small_scenario["flow"][0]["variant"] = "bbr"
+    run = Scenario.from_dict(small_scenario).run(trace=["cc"])
+    assert plot.available_kinds(run) == ["cc", "summary"]
+    fig = run.plot.cc()
+    rates, lanes = fig.axes[0], fig.axes[1]
+    assert [line.get_label() for line in rates.lines] == ["f1 pacing rate", "f1 btl_bw", "f1 delivery rate"]
+    assert lanes.get_xlabel() == "time (s)"
+    # Startup, Drain and ProbeBW as bands, in the colours of their legend.
+    bands = [c.get_facecolor()[0].tolist() for c in lanes.collections]
+    assert [t.get_text() for t in lanes.get_legend().get_texts()][:3] == ["startup", "drain", "probe_bw"]
+    assert len(bands) >= 3
+    run.save(tmp_path / "run", format="csv")
+    assert main(["plot", str(tmp_path / "run"), "--kind", "cc"]) == 0, capsys.readouterr().err
+    assert (tmp_path / "run" / "plots" / "cc.png").stat().st_size > 1000
+
+
 def test_figures_from_a_loaded_parquet_run_match_the_live_one(result, tmp_path):
     result.save(tmp_path)
     loaded = Result.load(tmp_path)

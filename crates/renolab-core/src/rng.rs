@@ -45,6 +45,20 @@ impl RngStream {
         RngStream { s }
     }
 
+    /// A stream of its own for a part of this stream's component (a flow's congestion
+    /// controller), seeded from this stream's next draw.
+    pub fn split(&mut self) -> RngStream {
+        let mut key = self.next_u64();
+        RngStream {
+            s: [
+                splitmix64(&mut key),
+                splitmix64(&mut key),
+                splitmix64(&mut key),
+                splitmix64(&mut key),
+            ],
+        }
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;

@@ -22,6 +22,8 @@ Decoded columns, per trace (see ``docs/outputs.md`` for units):
 ``queue``  time_s, link, packets, bytes, marked (1: a row for an ECN mark, not a change)
 ``drops``  time_s, link, flow, kind, seq, cause
 ``hops``   time_s, link, event, kind, size, flow, seq, uid
+``cc``     time_s, flow, mode, btl_bw_bps, min_rtt_s, pacing_gain, cwnd_gain,
+           pacing_rate_bps, delivery_rate_bps
 =========  ====================================================================
 """
 
@@ -51,6 +53,8 @@ NS2_EVENTS = ("+", "-", "r", "d")
 PACKET_KINDS = tuple(_core.TRACE_CODES["drops"]["kind"])
 #: Drop causes (``cause`` column of ``drops``), in code order.
 DROP_CAUSES = tuple(_core.TRACE_CODES["drops"]["cause"])
+#: Controller modes (``mode`` column of ``cc``), in code order (the core's ``CC_MODES``).
+CC_MODES = tuple(_core.TRACE_CODES["cc"]["mode"])
 
 #: Rows decoded and written at a time when streaming a trace.
 CHUNK_ROWS = 1 << 20

@@ -9,6 +9,7 @@ use super::{
     Traffic, Variant,
 };
 use crate::net::headers::TCP_IP_HEADER_BYTES;
+use crate::tcp::cc::bbr::{gain_units, gain_value, BbrConfig};
 use crate::tcp::cc::{CubicConfig, HystartMode, VegasConfig};
 use crate::tcp::ecn::EchoMode;
 use crate::tcp::recovery::{NewRenoConfig, RecoveryKind, RetransmitGuard, TimerReset, RECOVERIES};
@@ -18,7 +19,7 @@ use crate::time::SimDuration;
 
 /// TCP variants.
 pub const VARIANTS: &[&str] = &[
-    "tahoe", "reno", "newreno", "sack", "vegas", "cubic", "dctcp",
+    "tahoe", "reno", "newreno", "sack", "vegas", "cubic", "bbr", "dctcp",
 ];
 /// Flow kinds.
 pub const FLOW_KINDS: &[&str] = &["tcp", "cbr"];
@@ -71,6 +72,25 @@ const NEWRENO_RECOVERY_OPTIONS: &[&str] = &["partial_window_deflation", "timer_r
 const SACK_OPTIONS: &[&str] = &["sack_recovery"];
 const VEGAS_OPTIONS: &[&str] = &["alpha", "beta", "gamma"];
 const CUBIC_OPTIONS: &[&str] = &["beta", "c", "fast_convergence", "hystart"];
+/// BBR's options: Linux `tcp_bbr.c`'s parameters without their `bbr_` prefix.
+const BBR_OPTIONS: &[&str] = &[
+    "high_gain",
+    "drain_gain",
+    "cwnd_gain",
+    "bw_rtts",
+    "min_rtt_win_sec",
+    "probe_rtt_mode_ms",
+    "cwnd_min_target",
+    "full_bw_thresh",
+    "full_bw_cnt",
+    "extra_acked_gain",
+    "extra_acked_win_rtts",
+    "extra_acked_max_us",
+    "lt_intvl_min_rtts",
+    "lt_loss_thresh",
+    "lt_bw_max_rtts",
+    "pacing_margin_percent",
+];
 
 fn recovery_options(recovery: &str) -> &'static [&'static str] {
     match recovery {
@@ -85,6 +105,7 @@ fn variant_options(variant: &str) -> &'static [&'static str] {
         "sack" => SACK_OPTIONS,
         "vegas" => VEGAS_OPTIONS,
         "cubic" => CUBIC_OPTIONS,
+        "bbr" => BBR_OPTIONS,
         _ => &[],
     }
 }
@@ -303,9 +324,14 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
         ));
     }
     let ecn = ecn.unwrap_or(dctcp);
+    // Linux paces BBR flows whatever the qdisc (`SK_PACING_NEEDED`).
+    let pacing = options
+        .bool("pacing")?
+        .unwrap_or(matches!(variant, Variant::Bbr(_)));
     let sender = SenderConfig {
         recovery,
         ecn,
+        pacing,
         ..sender
     };
     let receiver = ReceiverConfig {
@@ -360,6 +386,8 @@ fn parse_recovery_name(
             "tahoe" => "tahoe",
             "newreno" => "newreno",
             "vegas" => "reno",
+            // BBR needs Linux's loss recovery, whatever the profile.
+            "bbr" => "prr",
             // A Linux host recovers with SACK, RACK-TLP and PRR.
             _ if profile.name == "linux" => "prr",
             // CUBIC runs with SACK, as Linux does.
@@ -372,6 +400,12 @@ fn parse_recovery_name(
         .copied()
         .find(|r| *r == name)
         .expect("a listed recovery");
+    if variant == "bbr" && name != "prr" {
+        return Err(ScenarioError::new(
+            t.field("recovery"),
+            format!("{name:?} cannot run BBR; variant \"bbr\" takes recovery \"prr\" (Linux's loss recovery, whose cong_control hook BBR replaces PRR with)"),
+        ));
+    }
     if variant == "sack" && !matches!(name, "sack" | "rfc6675" | "prr") {
         return Err(ScenarioError::new(
             t.field("recovery"),
@@ -614,7 +648,42 @@ fn parse_variant(o: &Options<'_, '_>, name: &str) -> Result<Variant> {
                 hystart,
             })
         }
+        "bbr" => Variant::Bbr(parse_bbr(o)?),
         _ => unreachable!("choice() only returns listed variants"),
+    })
+}
+
+/// BBR's options over the kernel's defaults. Gains and fractions are numbers, kept in
+/// 1/256 as the kernel keeps them (the nearest such value).
+fn parse_bbr(o: &Options<'_, '_>) -> Result<BbrConfig> {
+    let d = BbrConfig::default();
+    let gain = |key: &str, min: f64, default: u32| -> Result<u32> {
+        Ok(o.float(key, min, 16.0)?.map_or(default, gain_units))
+    };
+    let int = |key: &str, min: u64, max: u64, default: u32| -> Result<u32> {
+        Ok(o.int(key, min, max)?.map_or(default, |n| n as u32))
+    };
+    let unit = 1.0 / 256.0;
+    Ok(BbrConfig {
+        high_gain: gain("high_gain", unit, d.high_gain)?,
+        drain_gain: gain("drain_gain", unit, d.drain_gain)?,
+        cwnd_gain: gain("cwnd_gain", unit, d.cwnd_gain)?,
+        bw_rtts: int("bw_rtts", 1, 1000, d.bw_rtts)?,
+        min_rtt_win_sec: int("min_rtt_win_sec", 1, 3600, d.min_rtt_win_sec)?,
+        probe_rtt_mode_ms: int("probe_rtt_mode_ms", 0, 60_000, d.probe_rtt_mode_ms)?,
+        cwnd_min_target: int("cwnd_min_target", 1, 1000, d.cwnd_min_target)?,
+        full_bw_thresh: gain("full_bw_thresh", unit, d.full_bw_thresh)?,
+        full_bw_cnt: int("full_bw_cnt", 1, 100, d.full_bw_cnt)?,
+        extra_acked_gain: gain("extra_acked_gain", 0.0, d.extra_acked_gain)?,
+        extra_acked_win_rtts: int("extra_acked_win_rtts", 1, 31, d.extra_acked_win_rtts)?,
+        extra_acked_max_us: int("extra_acked_max_us", 0, 10_000_000, d.extra_acked_max_us)?,
+        lt_intvl_min_rtts: int("lt_intvl_min_rtts", 1, 31, d.lt_intvl_min_rtts)?,
+        lt_loss_thresh: o
+            .float("lt_loss_thresh", 0.0, 1.0)?
+            .map_or(d.lt_loss_thresh, gain_units),
+        lt_bw_max_rtts: int("lt_bw_max_rtts", 1, 127, d.lt_bw_max_rtts)?,
+        pacing_margin_percent: int("pacing_margin_percent", 0, 99, d.pacing_margin_percent)?,
+        ..d
     })
 }
 
@@ -704,6 +773,32 @@ fn tcp_json(t: &TcpSpec) -> Value {
             options["c"] = json!(c.c_f64());
             options["fast_convergence"] = json!(c.fast_convergence);
             options["hystart"] = json!(c.hystart.name());
+        }
+        Variant::Bbr(c) => {
+            for (key, units) in [
+                ("high_gain", c.high_gain),
+                ("drain_gain", c.drain_gain),
+                ("cwnd_gain", c.cwnd_gain),
+                ("full_bw_thresh", c.full_bw_thresh),
+                ("extra_acked_gain", c.extra_acked_gain),
+                ("lt_loss_thresh", c.lt_loss_thresh),
+            ] {
+                options[key] = json!(gain_value(units));
+            }
+            for (key, n) in [
+                ("bw_rtts", c.bw_rtts),
+                ("min_rtt_win_sec", c.min_rtt_win_sec),
+                ("probe_rtt_mode_ms", c.probe_rtt_mode_ms),
+                ("cwnd_min_target", c.cwnd_min_target),
+                ("full_bw_cnt", c.full_bw_cnt),
+                ("extra_acked_win_rtts", c.extra_acked_win_rtts),
+                ("extra_acked_max_us", c.extra_acked_max_us),
+                ("lt_intvl_min_rtts", c.lt_intvl_min_rtts),
+                ("lt_bw_max_rtts", c.lt_bw_max_rtts),
+                ("pacing_margin_percent", c.pacing_margin_percent),
+            ] {
+                options[key] = json!(n);
+            }
         }
         Variant::Tahoe | Variant::Reno | Variant::Dctcp => {}
     }

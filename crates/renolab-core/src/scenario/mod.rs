@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
 use crate::queue::{CoDelConfig, FqCoDelConfig, QueueLimit, RedConfig};
-use crate::tcp::cc::{CubicConfig, VegasConfig};
+use crate::tcp::cc::{BbrConfig, CubicConfig, VegasConfig};
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 use crate::units::BitsPerSec;
@@ -61,6 +61,8 @@ pub enum Variant {
     Dctcp,
     /// CUBIC (RFC 9438, Linux `tcp_cubic.c`).
     Cubic(CubicConfig),
+    /// BBR v1 (Linux `tcp_bbr.c`).
+    Bbr(BbrConfig),
 }
 
 impl Variant {
@@ -74,6 +76,7 @@ impl Variant {
             Variant::Vegas(_) => "vegas",
             Variant::Dctcp => "dctcp",
             Variant::Cubic(_) => "cubic",
+            Variant::Bbr(_) => "bbr",
         }
     }
 }

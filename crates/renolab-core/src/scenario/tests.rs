@@ -287,7 +287,7 @@ fn errors_name_the_field_and_the_allowed_values() {
     let bad_variant = BASE.replace("variant = \"reno\"", "variant = \"renoo\"");
     assert_eq!(
         err(&bad_variant),
-        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, dctcp"
+        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp"
     );
     assert!(err(&BASE.replace("\"1Mbps\"", "\"-1Mbps\"")).starts_with("link[1].rate:"));
     assert_eq!(

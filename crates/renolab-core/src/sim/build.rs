@@ -7,7 +7,7 @@ use crate::engine::TimerSlot;
 use crate::net::LinkDir;
 use crate::rng::RngStream;
 use crate::scenario::{DirSpec, FlowSpec, Start, TcpSpec, Traffic, Variant};
-use crate::tcp::cc::{Cc, Cubic, Dctcp, Growth, NewReno, Reno, Vegas};
+use crate::tcp::cc::{Bbr, Cc, Cubic, Dctcp, Growth, NewReno, Reno, Vegas};
 use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
 use crate::time::{SimDuration, SimTime};
 
@@ -42,6 +42,7 @@ pub(super) fn flow(seed: u64, spec: &FlowSpec) -> Flow {
         endpoints,
         finished: false,
         traced: None,
+        traced_cc: Default::default(),
     }
 }
 
@@ -74,6 +75,14 @@ fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
         )),
         // Linux's slow start counts segments; the RFC senders' count ACKs.
         Variant::Cubic(c) => Cc::Cubic(Cubic::new(iw, ssthresh, t.mss, c).with_growth(growth)),
+        // ProbeBW's random phases come from a stream of the flow's own.
+        Variant::Bbr(c) => Cc::Bbr(Box::new(Bbr::new(
+            c,
+            iw,
+            t.mss,
+            t.sender.header_bytes,
+            rng.split(),
+        ))),
     };
     // The phase of ns-2's RTT tick clock (its random `boot_time_`): given, or drawn from
     // the flow's own stream.
@@ -88,6 +97,7 @@ fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
         sender: TcpSender::new(t.sender, transfer, cc, clock_phase),
         receiver: TcpReceiver::new(t.receiver, transfer),
         sender_timer: TimerSlot::default(),
+        release_timer: TimerSlot::default(),
         receiver_timer: TimerSlot::default(),
     }
 }

@@ -9,6 +9,7 @@ use crate::app::{CbrSink, CbrSource};
 use crate::engine::{Event, Scheduler, TimerSlot};
 use crate::net::{Ecn, Packet, PacketKind};
 use crate::scenario::Variant;
+use crate::tcp::cc::{CcState, CongestionControl};
 use crate::tcp::sack::SackBlocks;
 use crate::tcp::sender::SegmentKind;
 use crate::tcp::{TcpReceiver, TcpSender, Window};
@@ -22,6 +23,10 @@ pub(crate) struct TcpEndpoints {
     pub(super) sender: TcpSender,
     pub(super) receiver: TcpReceiver,
     pub(super) sender_timer: TimerSlot,
+    /// The sender's pacing release, apart from its retransmission timer: sharing one slot,
+    /// each release that came before the timer's deadline left a stale heap entry behind,
+    /// one per round of window-limited sending.
+    pub(super) release_timer: TimerSlot,
     pub(super) receiver_timer: TimerSlot,
 }
 
@@ -53,6 +58,8 @@ pub(crate) struct Flow {
     pub(super) finished: bool,
     /// Last (cwnd, ssthresh) reported to the tracer.
     pub(super) traced: Option<(Window, Window)>,
+    /// Last controller state reported to the tracer.
+    pub(super) traced_cc: CcState,
 }
 
 impl<T: Tracer> Driver for Simulation<T> {
@@ -208,7 +215,10 @@ impl<T: Tracer> Simulation<T> {
         let Endpoints::Tcp(tcp) = &mut state.endpoints else {
             return;
         };
-        if let Some(at) = tcp.sender_timer.arm(tcp.sender.poll_timeout()) {
+        if let Some(at) = tcp.sender_timer.arm(tcp.sender.poll_timer()) {
+            self.sched.schedule(at, Event::SenderTimer { flow });
+        }
+        if let Some(at) = tcp.release_timer.arm(tcp.sender.poll_release()) {
             self.sched.schedule(at, Event::SenderTimer { flow });
         }
         if T::ENABLED {
@@ -216,6 +226,11 @@ impl<T: Tracer> Simulation<T> {
             if state.traced != Some(window) {
                 state.traced = Some(window);
                 self.tracer.cwnd_changed(now, flow, window.0, window.1);
+            }
+            let cc = tcp.sender.cc().cc_state();
+            if state.traced_cc != cc {
+                state.traced_cc = cc;
+                self.tracer.cc_changed(now, flow, &cc);
             }
         }
     }
@@ -262,7 +277,7 @@ impl<T: Tracer> Simulation<T> {
         let Endpoints::Tcp(tcp) = &mut self.flows[flow as usize].endpoints else {
             return;
         };
-        if !tcp.sender_timer.fire(now) {
+        if !(tcp.sender_timer.fire(now) || tcp.release_timer.fire(now)) {
             return; // stale entry, superseded by an earlier one
         }
         if matches!(tcp.sender.poll_timeout(), Some(due) if due <= now) {

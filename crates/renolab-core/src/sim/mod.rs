@@ -23,7 +23,7 @@ mod run;
 pub use audit::InvariantViolation;
 pub use network::{Driver, FlowCounters, Network};
 pub use results::{
-    CwndSeries, FlowResult, LinkResult, RunOutput, RunSummary, SeqSeries, StopReason,
+    CcSeries, CwndSeries, FlowResult, LinkResult, RunOutput, RunSummary, SeqSeries, StopReason,
 };
 pub use run::{run, RunError};
 

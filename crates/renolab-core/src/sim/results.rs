@@ -204,6 +204,30 @@ impl Fields<'_> {
     }
 }
 
+/// A decoded `cc` trace: the controllers' state at each change (NaN where a controller has
+/// no such value).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CcSeries {
+    /// Time of each change, ns.
+    pub time_ns: Vec<u64>,
+    /// Flow index.
+    pub flow: Vec<u32>,
+    /// Mode code (an index into [`crate::tcp::cc::CC_MODES`]; 255 for none).
+    pub mode: Vec<u8>,
+    /// Bottleneck-bandwidth estimate, bit/s.
+    pub btl_bw_bps: Vec<f64>,
+    /// Min-RTT estimate, ns.
+    pub min_rtt_ns: Vec<f64>,
+    /// Pacing gain.
+    pub pacing_gain: Vec<f64>,
+    /// Cwnd gain.
+    pub cwnd_gain: Vec<f64>,
+    /// Pacing rate, bit/s of payload.
+    pub pacing_rate_bps: Vec<f64>,
+    /// Last delivery-rate sample, bit/s of payload.
+    pub delivery_rate_bps: Vec<f64>,
+}
+
 impl RunOutput {
     /// The records of trace `name`, if it was recorded, one slice each.
     fn trace_records(&self, name: &str) -> Option<(Vec<u8>, usize)> {
@@ -228,6 +252,25 @@ impl RunOutput {
             s.flow.push(fields.u32());
             s.cwnd.push(fields.f64());
             s.ssthresh.push(fields.f64());
+        }
+        Some(s)
+    }
+
+    /// The `cc` trace, decoded, if it was recorded.
+    pub fn cc(&self) -> Option<CcSeries> {
+        let (bytes, size) = self.trace_records("cc")?;
+        let mut s = CcSeries::default();
+        for record in bytes.chunks_exact(size) {
+            let mut fields = Fields(record);
+            s.time_ns.push(fields.u64());
+            s.flow.push(fields.u32());
+            s.mode.push(fields.u8());
+            s.btl_bw_bps.push(fields.f64());
+            s.min_rtt_ns.push(fields.f64());
+            s.pacing_gain.push(fields.f64());
+            s.cwnd_gain.push(fields.f64());
+            s.pacing_rate_bps.push(fields.f64());
+            s.delivery_rate_bps.push(fields.f64());
         }
         Some(s)
     }

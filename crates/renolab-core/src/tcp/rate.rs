@@ -201,6 +201,51 @@ mod tests {
     }
 
     #[test]
+    fn samples_are_delivered_over_interval_through_an_application_limited_pause() {
+        let mut r = RateEstimator::default();
+        // A flight of four segments sent 1 ms apart, ACKed one by one 100 ms later.
+        let tx: Vec<_> = (0..4).map(|i| r.on_sent(t(i), i as u32)).collect();
+        let mut samples = vec![];
+        for (i, snap) in tx.iter().enumerate() {
+            r.on_delivered(i as u32, t(i as u64), snap);
+            let s = r.on_ack(t(100 + i as u64), 1, 0, None, None).unwrap();
+            samples.push((
+                s.delivered,
+                s.interval.as_nanos() / 1_000_000,
+                s.app_limited,
+            ));
+        }
+        // Each: everything delivered since the flight began, over the ACK phase.
+        assert_eq!(
+            samples,
+            vec![
+                (1, 100, false),
+                (2, 101, false),
+                (3, 102, false),
+                (4, 103, false)
+            ]
+        );
+        // The application runs dry with nothing in flight; it writes again at 200 ms.
+        r.on_app_limited(0);
+        let a = r.on_sent(t(200), 0);
+        r.on_delivered(4, t(200), &a);
+        let s = r.on_ack(t(300), 1, 0, None, None).unwrap();
+        assert_eq!(
+            (s.delivered, s.interval, s.app_limited),
+            (1, t(100) - t(0), true)
+        );
+        // That ACK delivered the bubble: the next segment's sample is the network's again.
+        let b = r.on_sent(t(301), 0);
+        r.on_delivered(5, t(301), &b);
+        let s = r.on_ack(t(451), 1, 0, None, None).unwrap();
+        assert_eq!(
+            (s.delivered, s.interval, s.app_limited),
+            (1, t(150) - t(0), false)
+        );
+        assert_eq!(s.prior_delivered, 5);
+    }
+
+    #[test]
     fn app_limited_marks_samples_until_the_flight_is_delivered() {
         let mut r = RateEstimator::default();
         r.on_app_limited(2);

@@ -83,6 +83,8 @@ pub struct Segments {
     lost_hint: u32,
     /// One past the highest SACKed segment (Linux's "forward-most ACK", `tcp_highest_sack_seq`).
     pub fack: u32,
+    /// Segments marked lost so far, a lost retransmission counting again (Linux `tp->lost`).
+    pub lost: u64,
 }
 
 impl Segments {
@@ -256,6 +258,7 @@ impl Segments {
             self.lost_out += 1;
         }
         self.lost_unrepaired += 1;
+        self.lost += 1;
         self.lost_hint = self.lost_hint.min(seq);
         true
     }

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::loss::LossCause;
 use crate::net::{Packet, PacketKind};
 use crate::queue::QueueDrop;
+use crate::tcp::cc::CcState;
 use crate::tcp::Window;
 use crate::time::{SimDuration, SimTime};
 pub use pcap::{PcapFlow, PcapSet};
@@ -126,6 +127,8 @@ pub const CODED_COLUMNS: &[(&str, &str, &[&str])] = &[
     ("drops", "cause", &DROP_CAUSE_NAMES),
     ("hops", "event", &HOP_EVENT_NAMES),
     ("hops", "kind", &PACKET_KIND_NAMES),
+    // The controller's mode; code 255 (`NO_MODE`) for a controller without modes.
+    ("cc", "mode", crate::tcp::cc::CC_MODES),
 ];
 
 /// Receives trace events from the engine.
@@ -154,6 +157,8 @@ pub trait Tracer {
     fn dropped(&mut self, now: SimTime, link: u32, packet: &Packet, cause: DropCause);
     /// A packet passed a point of link direction `link`; `uid` identifies it while it lives.
     fn hop(&mut self, now: SimTime, link: u32, event: HopEvent, packet: &Packet, uid: u32);
+    /// A flow's congestion controller changed state (see [`CcState`]).
+    fn cc_changed(&mut self, now: SimTime, flow: u32, state: &CcState);
 }
 
 /// Records nothing, costs nothing.
@@ -176,6 +181,8 @@ impl Tracer for NoTrace {
     fn dropped(&mut self, _: SimTime, _: u32, _: &Packet, _: DropCause) {}
     #[inline(always)]
     fn hop(&mut self, _: SimTime, _: u32, _: HopEvent, _: &Packet, _: u32) {}
+    #[inline(always)]
+    fn cc_changed(&mut self, _: SimTime, _: u32, _: &CcState) {}
 }
 
 /// The traces a run can record, with their record layouts (numpy dtype strings).
@@ -242,6 +249,20 @@ pub const TRACES: &[(&str, &[(&str, &str)])] = &[
             ("uid", "<u8"),
         ],
     ),
+    (
+        "cc",
+        &[
+            ("time_ns", "<u8"),
+            ("flow", "<u4"),
+            ("mode", "u1"),
+            ("btl_bw_bps", "<f8"),
+            ("min_rtt_ns", "<f8"),
+            ("pacing_gain", "<f8"),
+            ("cwnd_gain", "<f8"),
+            ("pacing_rate_bps", "<f8"),
+            ("delivery_rate_bps", "<f8"),
+        ],
+    ),
 ];
 
 /// The record layout of trace `name`, if there is such a trace.
@@ -265,6 +286,8 @@ pub fn record_bytes(fields: &[(&str, &str)]) -> usize {
         )
         .sum()
 }
+/// The `cc` trace's `mode` code of a controller without modes.
+pub const NO_MODE: u8 = u8::MAX;
 
 /// Default cap on a trace kept in memory (when no trace directory is given).
 pub const DEFAULT_MEMORY_LIMIT: u64 = 2 << 30;
@@ -306,6 +329,7 @@ pub struct Recorder {
     queue: Option<TraceSink>,
     drops: Option<TraceSink>,
     hops: Option<TraceSink>,
+    cc: Option<TraceSink>,
     pcap: Option<PcapSet>,
 }
 
@@ -336,6 +360,7 @@ impl Recorder {
                 "rtt" => r.rtt = sink,
                 "queue" => r.queue = sink,
                 "drops" => r.drops = sink,
+                "cc" => r.cc = sink,
                 _ => r.hops = sink,
             }
         }
@@ -363,6 +388,7 @@ impl Recorder {
             ("queue", self.queue),
             ("drops", self.drops),
             ("hops", self.hops),
+            ("cc", self.cc),
         ];
         let mut out = Vec::new();
         for (name, sink) in sinks {
@@ -479,6 +505,24 @@ impl Tracer for Recorder {
             if let Some(pcap) = &mut self.pcap {
                 pcap.record(now, link, p);
             }
+        }
+    }
+
+    fn cc_changed(&mut self, now: SimTime, flow: u32, c: &CcState) {
+        if let Some(s) = &mut self.cc {
+            let nan = f64::NAN;
+            s.push(
+                Record::new()
+                    .u64(now.0)
+                    .u32(flow)
+                    .u8(c.mode.unwrap_or(NO_MODE))
+                    .f64(c.btl_bw_bps.unwrap_or(nan))
+                    .f64(c.min_rtt.map_or(nan, |d| d.as_nanos() as f64))
+                    .f64(c.pacing_gain.unwrap_or(nan))
+                    .f64(c.cwnd_gain.unwrap_or(nan))
+                    .f64(c.pacing_rate_bps.unwrap_or(nan))
+                    .f64(c.delivery_rate_bps.unwrap_or(nan)),
+            );
         }
     }
 }

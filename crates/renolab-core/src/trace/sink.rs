@@ -11,7 +11,7 @@ const CHUNK: usize = 1 << 20;
 
 /// One record being assembled: fields appended in order, little-endian, no padding.
 pub struct Record {
-    bytes: [u8; 48],
+    bytes: [u8; 72],
     len: usize,
 }
 
@@ -20,7 +20,7 @@ impl Record {
     #[inline]
     pub fn new() -> Self {
         Record {
-            bytes: [0; 48],
+            bytes: [0; 72],
             len: 0,
         }
     }

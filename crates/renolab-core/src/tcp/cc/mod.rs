@@ -14,7 +14,15 @@
 //! 2. if the ACK reveals a loss, [`CongestionControl::on_congestion`] (once per episode);
 //! 3. outside loss recovery, for an ACK of new data, [`CongestionControl::on_ack`] (Linux's
 //!    `cong_avoid`): the window grows.
+//!
+//! A controller that models the path (BBR) sets the window itself on every ACK, in and out of
+//! loss recovery, as Linux's `cong_control` hook does: it answers true to
+//! [`CongestionControl::controls_window`], and Linux's loss recovery then calls
+//! [`CongestionControl::cong_control`] in place of step 3 and of PRR's reduction, and leaves
+//! the window alone when a reduction ends (Linux `tcp_end_cwnd_reduction()`) and after idle
+//! (`tcp_slow_start_after_idle_check()`).
 
+pub mod bbr;
 mod cubic;
 mod dctcp;
 mod hystart;
@@ -22,6 +30,7 @@ mod newreno;
 mod reno;
 mod vegas;
 
+pub use bbr::{Bbr, BbrConfig};
 pub use cubic::{Cubic, CubicConfig};
 pub use dctcp::Dctcp;
 pub use hystart::HystartMode;
@@ -30,6 +39,7 @@ pub use reno::{Growth, Reno};
 pub use vegas::{Vegas, VegasConfig};
 
 use crate::tcp::rate::RateSample;
+use crate::tcp::recovery::linux::CaState;
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
@@ -66,6 +76,47 @@ pub struct AckSample {
     /// The sender used its whole window in the last round trip (RFC 7661; Linux
     /// `tcp_is_cwnd_limited()`): a controller that validates its window grows only then.
     pub cwnd_limited: bool,
+    /// The connection's delivery counters and state after this ACK, as Linux's
+    /// `cong_control` hook reads them (kept by the Linux loss recovery; zero elsewhere).
+    pub conn: ConnState,
+}
+
+/// What Linux's `cong_control` hook (`bbr_main()`) reads from `tcp_sock` and the rate sample
+/// besides the delivery-rate sample itself: counters that are valid on every ACK, also when
+/// the ACK gives no rate sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnState {
+    /// Segments delivered (ACKed or SACKed) so far (Linux `tp->delivered`).
+    pub delivered: u64,
+    /// When `delivered` last grew (`tp->delivered_mstamp`).
+    pub delivered_time: SimTime,
+    /// Segments marked lost so far, a lost retransmission counting again (`tp->lost`).
+    pub lost: u64,
+    /// Segments this ACK newly delivered (`rs->acked_sacked`).
+    pub newly_delivered: u32,
+    /// Segments this ACK newly marked lost (`rs->losses`).
+    pub newly_lost: u32,
+    /// Segments in flight before this ACK (`rs->prior_in_flight`).
+    pub prior_in_flight: u32,
+    /// The congestion state after this ACK (`icsk_ca_state`).
+    pub ca_state: CaState,
+    /// The earliest time the next segment may leave under pacing (`tp->tcp_wstamp_ns`).
+    pub next_send: SimTime,
+}
+
+impl Default for ConnState {
+    fn default() -> Self {
+        ConnState {
+            delivered: 0,
+            delivered_time: SimTime::ZERO,
+            lost: 0,
+            newly_delivered: 0,
+            newly_lost: 0,
+            prior_in_flight: 0,
+            ca_state: CaState::Open,
+            next_send: SimTime::ZERO,
+        }
+    }
 }
 
 impl AckSample {
@@ -85,6 +136,7 @@ impl AckSample {
             rate: None,
             ece: false,
             cwnd_limited: true,
+            conn: ConnState::default(),
         }
     }
 }
@@ -166,6 +218,50 @@ pub trait CongestionControl {
     }
     /// The SYN-ACK arrived, `rtt` after the first SYN left.
     fn on_syn_ack(&mut self, _now: SimTime, _rtt: SimDuration) {}
+    /// True for a controller that sets the window itself on every ACK, in and out of loss
+    /// recovery (Linux's `cong_control` hook): see the module documentation.
+    fn controls_window(&self) -> bool {
+        false
+    }
+    /// Every ACK while data is outstanding, once loss recovery has classified it and the
+    /// rate sample is complete (Linux `tcp_cong_control()` calling `cong_control`); only
+    /// for controllers that [`CongestionControl::controls_window`].
+    fn cong_control(&mut self, _sample: &AckSample) {}
+    /// The last [`CongestionControl::cong_control`] held the flight down on purpose (BBR's
+    /// ProbeRTT): rate samples until the current flight is delivered are
+    /// application-limited (BBR sets Linux's `tp->app_limited`).
+    fn marks_app_limited(&self) -> bool {
+        false
+    }
+    /// The controller's state for the `cc` trace (nothing for a controller with no more
+    /// state than its window, which the `cwnd` trace records).
+    fn cc_state(&self) -> CcState {
+        CcState::default()
+    }
+}
+
+/// Modes a controller reports in the `cc` trace (the `mode` column), by code.
+pub const CC_MODES: &[&str] = &["startup", "drain", "probe_bw", "probe_rtt"];
+
+/// A controller's state as the `cc` trace records it: one column per value, empty where a
+/// controller has no such value. Rates in bits per second of payload.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CcState {
+    /// The controller's mode, an index into [`CC_MODES`].
+    pub mode: Option<u8>,
+    /// BBR: the bottleneck-bandwidth estimate (`bbr_bw()`), bit/s.
+    pub btl_bw_bps: Option<f64>,
+    /// BBR: the min-RTT estimate.
+    pub min_rtt: Option<SimDuration>,
+    /// BBR: the pacing gain.
+    pub pacing_gain: Option<f64>,
+    /// BBR: the cwnd gain.
+    pub cwnd_gain: Option<f64>,
+    /// The pacing rate the controller asks for, bit/s.
+    pub pacing_rate_bps: Option<f64>,
+    /// The last delivery-rate sample the controller took (BBR: the valid samples that feed
+    /// its bandwidth filter), bit/s.
+    pub delivery_rate_bps: Option<f64>,
 }
 
 /// RFC 5681 §3.1 eq. 4 (and ns-2's `slowdown(CLOSE_SSTHRESH_HALF)`): half the window, in
@@ -188,6 +284,9 @@ pub enum Cc {
     Dctcp(Dctcp),
     /// CUBIC, as Linux runs it, with HyStart or HyStart++.
     Cubic(Cubic),
+    /// BBR v1, as Linux's `tcp_bbr.c` (boxed: its model is twice the size of the other
+    /// controllers, which stay inline).
+    Bbr(Box<Bbr>),
 }
 
 impl Cc {
@@ -205,6 +304,7 @@ macro_rules! dispatch {
             Cc::Vegas($c) => $e,
             Cc::Dctcp($c) => $e,
             Cc::Cubic($c) => $e,
+            Cc::Bbr($c) => $e,
         }
     };
 }
@@ -265,5 +365,20 @@ impl CongestionControl for Cc {
     }
     fn on_syn_ack(&mut self, now: SimTime, rtt: SimDuration) {
         dispatch!(self, c => c.on_syn_ack(now, rtt))
+    }
+    #[inline]
+    fn controls_window(&self) -> bool {
+        dispatch!(self, c => c.controls_window())
+    }
+    #[inline]
+    fn cong_control(&mut self, sample: &AckSample) {
+        dispatch!(self, c => c.cong_control(sample))
+    }
+    #[inline]
+    fn marks_app_limited(&self) -> bool {
+        dispatch!(self, c => c.marks_app_limited())
+    }
+    fn cc_state(&self) -> CcState {
+        dispatch!(self, c => c.cc_state())
     }
 }

@@ -27,7 +27,7 @@
 
 use super::prr::Prr;
 use super::rack::{probe_timeout, sent_after, Rack, Tlp};
-use crate::tcp::cc::{AckSample, Cc, Congestion, CongestionControl};
+use crate::tcp::cc::{AckSample, Cc, Congestion, CongestionControl, ConnState};
 use crate::tcp::minmax::{Keep, MinMax};
 use crate::tcp::rate::RateEstimator;
 use crate::tcp::rtt::RttEstimator;
@@ -189,7 +189,9 @@ impl LinuxRecovery {
         let prior_snd_una = s.snd_una;
         let prior_fack = self.segs.fack.max(prior_snd_una);
         let prior_delivered = self.rate.delivered;
-        let prior_lost = self.segs.lost_out;
+        let prior_lost = self.segs.lost;
+        // For a controller with Linux's `cong_control` hook (BBR).
+        let (prior_packets, prior_in_flight) = (self.segs.packets_out(), self.segs.in_flight());
         let advanced = ack > prior_snd_una;
         if advanced {
             self.rto_retransmits = 0;
@@ -285,6 +287,7 @@ impl LinuxRecovery {
             rate: None,
             ece,
             cwnd_limited: self.cwnd_limited(cc),
+            conn: ConnState::default(),
         };
         if acked + sacked > 0 {
             cc.on_ack_sample(&sample);
@@ -307,13 +310,33 @@ impl LinuxRecovery {
         if set_xmit_timer {
             self.set_xmit_timer(s, now, true);
         }
-        let newly_lost = self.segs.lost_out.saturating_sub(prior_lost);
+        // Linux `tp->lost - lost`: counted, not the change in `lost_out`, which the segments
+        // this ACK delivers bring down.
+        let newly_lost = (self.segs.lost - prior_lost) as u32;
         sample.rate = self
             .rate
             .on_ack(now, delivered, newly_lost, self.min_rtt(), ca_rtt);
         sample.in_flight = self.segs.in_flight();
         // tcp_cong_control().
-        if self.in_reduction() {
+        if cc.controls_window() {
+            // BBR: the controller sets the window on every ACK (not after `no_queue`).
+            if prior_packets > 0 {
+                sample.conn = ConnState {
+                    delivered: self.rate.delivered,
+                    delivered_time: self.rate.delivered_time,
+                    lost: self.segs.lost,
+                    newly_delivered: delivered,
+                    newly_lost,
+                    prior_in_flight,
+                    ca_state: self.ca,
+                    next_send: s.next_send,
+                };
+                cc.cong_control(&sample);
+                if cc.marks_app_limited() {
+                    self.rate.on_app_limited(self.segs.in_flight());
+                }
+            }
+        } else if self.in_reduction() {
             let ssthresh = cc.ssthresh().whole();
             if let Some(cwnd) = self.prr.on_ack(
                 delivered,
@@ -464,6 +487,9 @@ impl LinuxRecovery {
 
     /// Linux `tcp_end_cwnd_reduction()`: the reduction ends at ssthresh.
     fn end_reduction(&mut self, cc: &mut Cc) {
+        if cc.controls_window() {
+            return; // the controller's own (BBR restores its window)
+        }
         let ssthresh = cc.ssthresh();
         if ssthresh < Window::segments(u32::MAX) {
             cc.set_cwnd(ssthresh);
@@ -603,10 +629,10 @@ impl LinuxRecovery {
                 if self.segs.in_flight() != before && self.ca != CaState::Recovery {
                     self.enter_recovery(s, cc, now, false);
                     let ssthresh = cc.ssthresh().whole();
-                    if let Some(cwnd) =
-                        self.prr
-                            .on_ack(1, 0, false, self.segs.in_flight(), ssthresh)
-                    {
+                    let prr = self
+                        .prr
+                        .on_ack(1, 0, false, self.segs.in_flight(), ssthresh);
+                    if let Some(cwnd) = prr.filter(|_| !cc.controls_window()) {
                         cc.set_cwnd(Window::segments(cwnd));
                     }
                 }
@@ -710,7 +736,8 @@ impl LinuxRecovery {
                 // tcp_cwnd_restart(), RFC 7661 §4.1's older rule): halve per RTO of idle
                 // time, down to the initial window.
                 let rto = s.rtt.rto();
-                if idle > rto {
+                // Not for a controller with Linux's `cong_control` hook (BBR).
+                if idle > rto && !cc.controls_window() {
                     let restart = s.config.initial_window.min(cc.cwnd().whole());
                     let mut cwnd = cc.cwnd().whole();
                     let mut left = idle.0;

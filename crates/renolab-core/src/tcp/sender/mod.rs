@@ -361,6 +361,18 @@ impl TcpSender {
         }
     }
 
+    /// When the retransmission timer (or loss probe, or reordering timer) expires, if it
+    /// runs: [`TcpSender::poll_timeout`] without the pacing release.
+    pub fn poll_timer(&self) -> Option<SimTime> {
+        self.state.rto_deadline
+    }
+
+    /// When a segment held back by pacing may leave, if one is.
+    pub fn poll_release(&self) -> Option<SimTime> {
+        let s = &self.state;
+        s.pacing_wait.then_some(s.next_send)
+    }
+
     /// The pacing rate in bits per second of wire bytes: the controller's, else Linux's
     /// default (`tcp_update_pacing_rate()`): max(cwnd, in flight) full segments per
     /// SRTT, times 2 while cwnd is below half of ssthresh (`tcp_pacing_ss_ratio` = 200 %),
