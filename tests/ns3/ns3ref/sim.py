@@ -65,6 +65,8 @@ def configure_tcp(ns: Any, mss: int) -> None:
         "ns3::TcpSocket::DelAckCount": ns.UintegerValue(2),
         "ns3::TcpSocket::DelAckTimeout": ns.TimeValue(ns.MilliSeconds(40)),  # TCP_ATO_MIN
         "ns3::TcpSocket::ConnTimeout": ns.TimeValue(ns.Seconds(1)),  # TCP_TIMEOUT_INIT
+        # Consecutive timeouts before the connection is dropped: net.ipv4.tcp_retries2.
+        "ns3::TcpSocket::DataRetries": ns.UintegerValue(15),
         "ns3::TcpSocket::SndBufSize": ns.UintegerValue(SOCKET_BUFFER_BYTES),
         "ns3::TcpSocket::RcvBufSize": ns.UintegerValue(SOCKET_BUFFER_BYTES),
         "ns3::TcpSocketBase::MinRto": ns.TimeValue(ns.MilliSeconds(200)),  # TCP_RTO_MIN
@@ -111,7 +113,7 @@ class FlowHandles:
 
 class Ns3Run:
     """One ns-3 run of a scenario: build, run, collect. ns-3's simulator is a process-wide
-    singleton, so runs happen one after the other (:func:`run` destroys it at the end)."""
+    singleton, so runs happen one after the other (:meth:`finish` destroys it)."""
 
     def __init__(self, scenario: Scenario, variant_map: Mapping[str, str], run_number: int):
         self.scenario = scenario
