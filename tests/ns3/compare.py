@@ -35,7 +35,7 @@ RENOLAB_TRACES = "rtt,queue"
 
 def t_quantile():
     try:
-        from renolab.sweep import student_t_quantile  # noqa: PLC0415
+        from renolab.stats import student_t_quantile  # noqa: PLC0415
     except ImportError as exc:
         raise SystemExit(f"compare.py: needs renolab installed for its statistics ({exc}); "
                          "pip install -e . at the repository root") from None
