@@ -235,7 +235,7 @@ impl<T: Tracer> Simulation<T> {
         }
     }
 
-    /// Sends the ACKs the TCP receiver of `flow` wants to send (one, or under DCTCP two)
+    /// Sends the ACKs the TCP receiver of `flow` wants to send (one, or two when a held or DCTCP ACK goes first)
     /// and re-arms its timer.
     fn after_receiver(&mut self, now: SimTime, flow: u32) {
         loop {

@@ -97,6 +97,19 @@ impl LinuxAcks {
         self.sack_len = n;
     }
 
+    /// Whether an out-of-order segment that lies in no remembered block (`same_block` as in
+    /// [`LinuxAcks::note_block`]) would push the oldest block out of the memory while SACK
+    /// compression holds ACKs back. Linux (`tcp_sack_new_ofo_skb()` ->
+    /// `tcp_sack_compress_send_ack()`) then sends the held ACK first, with the blocks as
+    /// they were, so the block about to be forgotten is reported once more: without it, at
+    /// high rates with many holes, the sender never hears of segments that did arrive and
+    /// RACK retransmits them.
+    pub fn flush_before_forgetting(&self, same_block: impl Fn(u32) -> bool) -> bool {
+        self.compressed > 0
+            && self.sack_len == NUM_SACKS
+            && !self.sack_blocks.iter().any(|&other| same_block(other))
+    }
+
     /// A segment of each remembered block, most recently changed first (blocks since
     /// delivered in order are the caller's to skip).
     pub fn blocks(&self) -> impl Iterator<Item = u32> + '_ {
@@ -309,6 +322,29 @@ mod tests {
         // A segment changing an older block brings it to the front.
         a.note_block(32, |o| same(32, o));
         assert_eq!(a.blocks().collect::<Vec<_>>(), vec![32, 90, 70, 51]);
+    }
+
+    #[test]
+    fn a_held_ack_goes_before_a_block_is_forgotten() {
+        let mut a = LinuxAcks {
+            rtt: Some(SimDuration::from_millis(100)),
+            ato: ATO_MIN,
+            ..LinuxAcks::default()
+        };
+        let same = |x: u32, y: u32| x / 10 == y / 10;
+        for seq in [10, 30, 50, 70] {
+            a.note_block(seq, |o| same(seq, o));
+        }
+        // No ACK held: nothing to flush, the oldest block is simply forgotten.
+        assert!(!a.flush_before_forgetting(|o| same(90, o)));
+        for _ in 0..3 {
+            assert_eq!(a.decide(at(0), false, false, true, 5), AckNow::Yes);
+            a.on_ack_sent();
+        }
+        assert_eq!(a.decide(at(0), false, false, true, 5), AckNow::Later);
+        // One held: a fifth block must flush it; a segment extending a block need not.
+        assert!(a.flush_before_forgetting(|o| same(90, o)));
+        assert!(!a.flush_before_forgetting(|o| same(71, o)));
     }
 
     #[test]

@@ -242,6 +242,17 @@ impl TcpReceiver {
         if out_of_order {
             let block = self.out_of_order.run_around(seq);
             let set = &self.out_of_order;
+            if l.flush_before_forgetting(|other| set.run_around(other) == block) {
+                self.flush = Some(AckOut {
+                    ack: self.rcv_nxt,
+                    sack: self.linux_sack_blocks(l),
+                    syn: false,
+                    ece: self.ecn.ece(),
+                });
+                l.on_ack_sent();
+                self.ack_sent_common();
+            }
+            let set = &self.out_of_order;
             l.note_block(seq, |other| set.run_around(other) == block);
         } else {
             let filled_gap = !self.out_of_order.is_empty();
@@ -280,16 +291,24 @@ impl TcpReceiver {
     /// out-of-order arrival first, then the blocks of earlier arrivals not yet covered.
     fn sack_blocks(&self) -> SackBlocks {
         let mut blocks = SackBlocks::EMPTY;
-        if let (true, Some(l)) = (self.config.sack, &self.linux) {
-            for seq in l.blocks() {
+        if let Some(l) = &self.linux {
+            return self.linux_sack_blocks(l);
+        }
+        if self.config.sack {
+            for &seq in &self.recent[..self.recent_len] {
                 if let Some((start, end)) = self.out_of_order.run_around(seq) {
                     blocks.push(start, end);
                 }
             }
-            return blocks;
         }
+        blocks
+    }
+
+    /// The Linux receiver's blocks: those it remembers, most recently changed first.
+    fn linux_sack_blocks(&self, l: &LinuxAcks) -> SackBlocks {
+        let mut blocks = SackBlocks::EMPTY;
         if self.config.sack {
-            for &seq in &self.recent[..self.recent_len] {
+            for seq in l.blocks() {
                 if let Some((start, end)) = self.out_of_order.run_around(seq) {
                     blocks.push(start, end);
                 }
@@ -315,7 +334,7 @@ impl TcpReceiver {
         }
     }
 
-    /// The ACK to send now, if one is due (call again: DCTCP may have two).
+    /// The ACK to send now, if one is due (call again: a held ACK may go first).
     pub fn poll_transmit(&mut self, _now: SimTime) -> Option<AckOut> {
         if self.syn_ack_due {
             self.syn_ack_due = false;
@@ -345,12 +364,17 @@ impl TcpReceiver {
 
     /// An ACK of everything received so far leaves: the delayed-ACK state restarts.
     fn ack_sent(&mut self) {
-        self.unacked = 0;
-        self.delack_deadline = None;
-        self.rcv_wup = self.rcv_nxt;
         if let Some(l) = &mut self.linux {
             l.on_ack_sent();
         }
+        self.ack_sent_common();
+    }
+
+    /// [`TcpReceiver::ack_sent`] but for the Linux ACK policy's state.
+    fn ack_sent_common(&mut self) {
+        self.unacked = 0;
+        self.delack_deadline = None;
+        self.rcv_wup = self.rcv_nxt;
         self.stats.acks_sent += 1;
     }
 
