@@ -1,0 +1,82 @@
+//! Loss detection: RACK's scan of the scoreboard (RFC 8985 §6.2; Linux `tcp_rack_mark_lost()`
+//! in `net/ipv4/tcp_recovery.c`) and the tail-loss probe's acknowledgement.
+
+use super::*;
+
+impl LinuxRecovery {
+    /// Linux `tcp_process_tlp_ack()`.
+    pub(super) fn on_tlp_ack(
+        &mut self,
+        s: &mut SenderState,
+        cc: &mut Cc,
+        now: SimTime,
+        ack: u32,
+        advanced: bool,
+        new_sacks: bool,
+    ) {
+        let Some(high) = self.tlp.high_seq else {
+            return;
+        };
+        if ack < high {
+            return;
+        }
+        if !self.tlp.retransmitted {
+            self.tlp.high_seq = None; // a probe of new data was acknowledged
+        } else if ack > high {
+            // The probe repaired a loss: reduce once, as for a fast recovery that is over.
+            self.init_reduction(s, cc, now, Congestion::RackLoss);
+            self.ca = CaState::Cwr;
+            self.end_reduction(cc);
+            self.try_keep_open(s);
+        } else if !advanced && !new_sacks {
+            // A pure duplicate: the original and the probe both arrived, no loss.
+            self.tlp.high_seq = None;
+        }
+    }
+
+    /// RACK's loss scan (Linux `tcp_rack_mark_lost()`). Returns true when it armed the
+    /// reordering timer.
+    pub(super) fn detect_losses(&mut self, s: &mut SenderState, now: SimTime) -> bool {
+        if !self.rack.advanced {
+            return false;
+        }
+        self.rack.advanced = false;
+        let waiting = self.rack_scan(s, now);
+        if let Some(wait) = waiting {
+            // Linux adds TCP_TIMEOUT_MIN (2 jiffies) to the reordering wait.
+            s.rto_deadline = Some(now + SimDuration(wait) + TLP_MIN_EXTRA);
+            self.timer = XmitTimer::Reordering;
+            return true;
+        }
+        false
+    }
+
+    /// Marks lost every segment sent before RACK's reference that has waited its RTT plus
+    /// the reordering window; returns the longest wait left of the others, if any.
+    pub(super) fn rack_scan(&mut self, s: &SenderState, now: SimTime) -> Option<u64> {
+        let reo_wnd = self.rack.reordering_window(
+            self.ca >= CaState::Recovery,
+            self.segs.sacked_out,
+            self.reordering,
+            self.min_rtt(),
+            s.rtt.srtt(),
+        );
+        let mut lost = Vec::new();
+        let mut wait = 0i64;
+        for (seq, r) in self.segs.by_send_time() {
+            if !sent_after(self.rack.xmit_time, self.rack.seq, r.xmit_time, seq) {
+                break;
+            }
+            let remaining = self.rack.remaining(now, r.xmit_time, reo_wnd);
+            if remaining <= 0 {
+                lost.push(seq);
+            } else {
+                wait = wait.max(remaining);
+            }
+        }
+        for seq in lost {
+            self.segs.mark_lost(seq);
+        }
+        (wait > 0).then_some(wait as u64)
+    }
+}
