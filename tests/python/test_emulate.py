@@ -147,7 +147,9 @@ def test_queue_drops_equal_the_kernels_retransmissions_with_half_a_bdp_of_buffer
     drops = int(result.links.set_index("link").loc["neck", "queue_drops"])
     retransmits = int(result.flows["retransmits"][0])
     assert drops >= 10, "the test needs losses"
-    assert abs(retransmits - drops) <= 0.05 * drops, (drops, retransmits)
+    # Within 5 %, and at least one either way: a drop in the run's last round trip is not
+    # retransmitted before it ends, and a spurious retransmission is the kernel's right.
+    assert abs(retransmits - drops) <= max(1, 0.05 * drops), (drops, retransmits)
     assert result.flows["data_drops"][0] == drops
 
 

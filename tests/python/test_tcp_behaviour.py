@@ -62,8 +62,9 @@ def test_one_dropped_segment_is_fast_retransmitted_and_halves_cwnd():
     assert len(drops) == 1
     before = cwnd.loc[drops.index[0] - 1]
     after = drops.iloc[0]
-    # FlightSize / 2, where Limited Transmit added two segments on the first two duplicates.
-    assert after.ssthresh == (math.floor(before.cwnd) + 2) // 2
+    # FlightSize / 2 (RFC 5681 eq. 4) without the two segments Limited Transmit sent on the
+    # first two duplicates (§3.2 step 2).
+    assert after.ssthresh == math.floor(before.cwnd) // 2
     assert after.cwnd == after.ssthresh + 3
 
 

@@ -91,10 +91,11 @@ fn one_dropped_segment_is_fast_retransmitted_once_and_cwnd_halves() {
     assert_eq!(halvings.len(), 1, "one congestion event");
     let i = halvings[0];
     let cwnd_before = trace.cwnd[i - 1];
-    // Reno: ssthresh = FlightSize / 2 (RFC 5681 eq. 4), where Limited Transmit (RFC 3042, on
-    // by default) sent two more segments on the first two duplicate ACKs: W + 2.
+    // Reno: ssthresh = FlightSize / 2 (RFC 5681 eq. 4). Limited Transmit (RFC 3042, on by
+    // default) sent two more segments on the first two duplicate ACKs, which "MUST NOT be
+    // included" (§3.2 step 2): the flight is W.
     let ssthresh = trace.ssthresh[i];
-    assert_eq!(ssthresh, ((cwnd_before.floor() + 2.0) / 2.0).floor());
+    assert_eq!(ssthresh, (cwnd_before.floor() / 2.0).floor());
     assert_eq!(trace.cwnd[i], ssthresh + 3.0);
     // Recovery ends with the window deflated to ssthresh.
     let exit = (i..trace.cwnd.len())

@@ -135,6 +135,13 @@ fn flight_before(out: &RunOutput, t: u64) -> u32 {
     sent - acked
 }
 
+/// RFC 5681's FlightSize at the fast retransmit at `t`: the flight before it without the
+/// two new segments Limited Transmit (RFC 3042, on in the default profile) sent on the
+/// first two duplicate ACKs, which "MUST NOT be included" (§3.2 step 2).
+fn flight_at_fast_retransmit(out: &RunOutput, t: u64) -> u32 {
+    flight_before(out, t) - 2
+}
+
 const RTT_NS: u64 = 100_000_000;
 
 // ----- one loss -------------------------------------------------------------------------
@@ -144,7 +151,7 @@ fn one_loss_sends_tahoe_back_to_slow_start() {
     let out = go(&path("tahoe", 300, &[100], "initial_ssthresh = 20"));
     assert_eq!(counts(&out), (1, 0, 1));
     let (t_rtx, _) = retransmission_times(&out)[0];
-    let flight = flight_before(&out, t_rtx) as f64;
+    let flight = flight_at_fast_retransmit(&out, t_rtx) as f64;
     let after = cwnd_rows(&out).into_iter().find(|r| r.0 >= t_rtx).unwrap();
     assert_eq!(
         (after.1, after.2),
@@ -159,7 +166,7 @@ fn one_loss_halves_reno_newreno_and_sack_without_timeout() {
         let out = go(&path(variant, 300, &[100], "initial_ssthresh = 20"));
         assert_eq!(counts(&out), (1, 0, 1), "{variant}");
         let (t_rtx, _) = retransmission_times(&out)[0];
-        let ssthresh = (flight_before(&out, t_rtx) / 2) as f64;
+        let ssthresh = (flight_at_fast_retransmit(&out, t_rtx) / 2) as f64;
         let rows = cwnd_rows(&out);
         let at = rows.iter().find(|r| r.0 >= t_rtx).unwrap();
         assert_eq!(

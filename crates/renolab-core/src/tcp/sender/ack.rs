@@ -159,6 +159,7 @@ impl TcpSender {
                     s.sample_rtt(now, ack);
                     s.phase = Phase::Open;
                     s.dupacks = 0;
+                    s.limited_sent = 0;
                     self.recovery.on_exit(&self.state, &mut self.cc, &sample);
                 } else {
                     self.on_partial_ack(now, acked, recover, partial_acks + 1);
@@ -170,6 +171,7 @@ impl TcpSender {
                 self.recovery
                     .on_new_ack_outside_recovery(&self.state, &mut self.cc);
                 self.state.dupacks = 0;
+                self.state.limited_sent = 0;
                 // RFC 3168 §6.1.2: the window does not grow on an ECN-Echo (ns-2's
                 // recv_newack_helper() opens it only without one).
                 if !ece {
@@ -269,7 +271,12 @@ impl TcpSender {
         if reduce {
             s.recover = Some(s.snd_max);
             s.highest_ack_before_loss = s.snd_una;
-            let basis = s.halving_basis(&self.cc);
+            let mut basis = s.halving_basis(&self.cc);
+            if s.config.dialect == Dialect::Rfc {
+                // RFC 5681 §3.2 step 2: "additional data sent in limited transmit MUST NOT
+                // be included in this calculation".
+                basis = Window::segments(basis.whole().saturating_sub(s.limited_sent));
+            }
             self.cc
                 .on_congestion(now, Congestion::FastRetransmit, basis);
             s.ecn.on_reduction();
@@ -313,6 +320,7 @@ impl TcpSender {
         s.highest_ack_before_loss = s.snd_una;
         s.phase = Phase::Open;
         s.dupacks = 0;
+        s.limited_sent = 0;
         s.retransmit_next = None;
         self.recovery.on_timeout(&mut self.state);
         let s = &mut self.state;

@@ -113,6 +113,9 @@ pub(crate) struct SenderState {
     pub highest_ack_before_loss: u32,
     /// Duplicate ACKs since the last new ACK.
     pub dupacks: u32,
+    /// New segments Limited Transmit sent since the last new ACK (RFC 3042): the flight a
+    /// fast retransmit halves leaves them out (RFC 5681 §3.2 step 2).
+    pub limited_sent: u32,
     /// `snd_max` at the last loss event: duplicate ACKs for segments sent before it do not
     /// start another fast retransmit (RFC 6582 §3.2 step 1; ns-2's `recover_`, `bug_fix_`).
     pub recover: Option<u32>,
@@ -179,6 +182,7 @@ impl SenderState {
             snd_max: 0,
             highest_ack_before_loss: 0,
             dupacks: 0,
+            limited_sent: 0,
             recover: None,
             retransmit_next: None,
             last_loss_was_fast_retransmit: false,

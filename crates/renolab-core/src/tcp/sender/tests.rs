@@ -238,6 +238,20 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() 
 }
 
 #[test]
+fn limited_transmit_segments_are_left_out_of_the_flight_a_fast_retransmit_halves() {
+    let mut s = twelve_outstanding(reno(1, 100));
+    s.state.config.limited_transmit = true;
+    let una = s.snd_una();
+    let flight = s.snd_max() - una;
+    ack(&mut s, ms(101), una);
+    ack(&mut s, ms(101), una);
+    assert_eq!(s.snd_max() - una, flight + 2, "two segments by Limited Transmit");
+    ack(&mut s, ms(101), una);
+    // RFC 5681 §3.2 step 2: ssthresh = FlightSize / 2 without them.
+    assert_eq!(s.ssthresh(), w(flight / 2));
+}
+
+#[test]
 fn a_timeout_goes_back_to_the_first_unacked_segment_with_a_doubled_rto() {
     let mut s = reno(4, 100);
     drain(&mut s, ms(0));

@@ -58,11 +58,12 @@ impl TcpSender {
     /// inflation, plus Limited Transmit's allowance, capped by the receiver's window.
     fn next_by_window(&mut self) -> Option<u32> {
         let s = &mut self.state;
-        let mut window = self
+        let cwnd = self
             .cc
             .cwnd()
             .whole()
             .saturating_add(self.recovery.inflation());
+        let mut window = cwnd;
         if s.config.limited_transmit
             && s.phase == Phase::Open
             && s.dupacks < s.config.dupack_threshold
@@ -78,6 +79,9 @@ impl TcpSender {
         };
         if s.snd_nxt >= s.limit || s.snd_nxt >= s.snd_una.saturating_add(window) {
             return None;
+        }
+        if s.snd_nxt >= s.snd_una.saturating_add(cwnd) {
+            s.limited_sent += 1;
         }
         s.snd_nxt += 1;
         Some(s.snd_nxt - 1)
