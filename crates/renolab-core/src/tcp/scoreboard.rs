@@ -51,23 +51,15 @@ impl Scoreboard {
         self.sacked.max().map(|s| s + 1)
     }
 
-    /// Segments SACKed above `seq`.
-    fn sacked_above(&self, seq: u32, at_least: u32) -> bool {
-        let mut n = 0;
-        let mut next = self.sacked.next_at_or_after(seq + 1);
-        while let Some(s) = next {
-            n += 1;
-            if n >= at_least {
-                return true;
-            }
-            next = self.sacked.next_at_or_after(s + 1);
-        }
-        false
+    /// The lowest segment with at least `dupthresh` SACKed segments at or above it, counting
+    /// itself: every unSACKed segment below it has `dupthresh` SACKed above, so is lost.
+    fn loss_boundary(&self, dupthresh: u32) -> Option<u32> {
+        self.sacked.nth_largest(dupthresh.max(1))
     }
 
     /// RFC 6675 IsLost: at least `dupthresh` segments above `seq` were SACKed.
     pub fn is_lost(&self, seq: u32, dupthresh: u32) -> bool {
-        !self.is_sacked(seq) && self.sacked_above(seq, dupthresh)
+        !self.is_sacked(seq) && self.loss_boundary(dupthresh).is_some_and(|b| seq < b)
     }
 
     /// Marks `seq` retransmitted.
@@ -76,26 +68,27 @@ impl Scoreboard {
         self.high_rxt = self.high_rxt.max(seq + 1);
     }
 
-    /// RFC 6675 SetPipe: segments in flight between `snd_una` and `snd_max`.
+    /// RFC 6675 SetPipe: segments in flight between `snd_una` and `snd_max`. The unSACKed
+    /// segments below the loss boundary are lost and count nothing; those at or above it
+    /// count once; each unSACKed retransmission counts once more. A word of the bitmaps at a
+    /// time, not a segment at a time: this runs at every sending opportunity in recovery.
     pub fn pipe(&self, snd_una: u32, snd_max: u32, dupthresh: u32) -> u32 {
-        let mut pipe = 0;
-        for seq in snd_una..snd_max {
-            if self.is_sacked(seq) {
-                continue;
-            }
-            if !self.is_lost(seq, dupthresh) {
-                pipe += 1;
-            }
-            if self.retransmitted.contains(seq) {
-                pipe += 1;
-            }
-        }
-        pipe
+        let from = self
+            .loss_boundary(dupthresh)
+            .map_or(snd_una, |b| b.clamp(snd_una, snd_max));
+        let none = SeqSet::default();
+        let unsacked_unlost =
+            (snd_max - from) - self.sacked.count_in_range_not_in(&none, from, snd_max);
+        let retransmitted_unsacked =
+            self.retransmitted
+                .count_in_range_not_in(&self.sacked, snd_una, snd_max);
+        unsacked_unlost + retransmitted_unsacked
     }
 
     /// RFC 6675 NextSeg rules 1 and 3: the first unSACKed segment above HighRxt and below
     /// HighACK that is lost (rule 1) or, failing that, any such segment when no new data
-    /// can be sent (rule 3, `allow_unlost`).
+    /// can be sent (rule 3, `allow_unlost`). Lost segments all lie below the loss boundary,
+    /// so the first unSACKed segment decides.
     pub fn next_retransmission(
         &self,
         snd_una: u32,
@@ -103,29 +96,31 @@ impl Scoreboard {
         allow_unlost: bool,
     ) -> Option<u32> {
         let high = self.high_sacked()?;
-        let from = self.high_rxt.max(snd_una);
-        let mut first_unlost = None;
-        for seq in from..high {
-            if self.is_sacked(seq) {
-                continue;
-            }
-            if self.is_lost(seq, dupthresh) {
-                return Some(seq);
-            }
-            first_unlost.get_or_insert(seq);
+        let first = self
+            .sacked
+            .next_absent_at_or_after(self.high_rxt.max(snd_una));
+        if first >= high {
+            return None;
         }
-        if allow_unlost {
-            first_unlost
-        } else {
-            None
-        }
+        let lost = self.loss_boundary(dupthresh).is_some_and(|b| first < b);
+        (lost || allow_unlost).then_some(first)
     }
 
     /// ns-2 Sack1's `GetNextRetran`: the first segment above the cumulative ACK that is
     /// neither SACKed nor already retransmitted, below the highest SACKed segment.
     pub fn next_unretransmitted_hole(&self, snd_una: u32) -> Option<u32> {
         let high = self.high_sacked()?;
-        (snd_una..high).find(|&s| !self.is_sacked(s) && !self.retransmitted.contains(s))
+        let mut seq = snd_una;
+        loop {
+            seq = self.sacked.next_absent_at_or_after(seq);
+            if seq >= high {
+                return None;
+            }
+            if !self.retransmitted.contains(seq) {
+                return Some(seq);
+            }
+            seq += 1;
+        }
     }
 }
 

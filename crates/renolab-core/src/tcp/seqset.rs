@@ -134,6 +134,67 @@ impl SeqSet {
         Some((self.first_word + i as u32) * 64 + 63 - word.leading_zeros())
     }
 
+    /// The bitmap word holding segments `64 w .. 64 w + 64` (zero outside the stored range).
+    fn word(&self, w: u32) -> u64 {
+        w.checked_sub(self.first_word)
+            .and_then(|i| self.words.get(i as usize).copied())
+            .unwrap_or(0)
+    }
+
+    /// The `n`-th largest member (`n` = 1 is the largest), if there are that many.
+    pub fn nth_largest(&self, n: u32) -> Option<u32> {
+        let mut left = n;
+        for (i, &word) in self.words.iter().enumerate().rev() {
+            let ones = word.count_ones();
+            if left > ones {
+                left -= ones;
+                continue;
+            }
+            let mut bits = word;
+            for _ in 1..left {
+                bits &= !(1u64 << (63 - bits.leading_zeros()));
+            }
+            return Some((self.first_word + i as u32) * 64 + 63 - bits.leading_zeros());
+        }
+        None
+    }
+
+    /// Members in `[lo, hi)` that are not members of `other` (pass an empty set to count
+    /// all members), a word at a time.
+    pub fn count_in_range_not_in(&self, other: &SeqSet, lo: u32, hi: u32) -> u32 {
+        if lo >= hi || self.is_empty() {
+            return 0;
+        }
+        let first = (lo / 64).max(self.first_word);
+        let last = ((hi - 1) / 64).min(self.first_word + self.words.len() as u32 - 1);
+        if first > last {
+            return 0;
+        }
+        let mut count = 0;
+        for w in first..=last {
+            let mut bits = self.word(w) & !other.word(w);
+            if w == lo / 64 {
+                bits &= !0u64 << (lo % 64);
+            }
+            if w == (hi - 1) / 64 {
+                bits &= !0u64 >> (63 - (hi - 1) % 64);
+            }
+            count += bits.count_ones();
+        }
+        count
+    }
+
+    /// The smallest number at or above `seq` that is not a member.
+    pub fn next_absent_at_or_after(&self, seq: u32) -> u32 {
+        let mut w = seq / 64;
+        let mut bits = !self.word(w) & (!0u64 << (seq % 64));
+        while bits == 0 {
+            w += 1;
+            bits = !self.word(w);
+        }
+        w * 64 + bits.trailing_zeros()
+    }
+
     /// Number of segments in the set.
     pub fn len(&self) -> u32 {
         self.len
@@ -182,5 +243,51 @@ mod tests {
         assert!(!s.contains(4) && s.contains(5));
         s.clear_below(65);
         assert_eq!((s.len(), s.max()), (1, Some(65)));
+    }
+
+    #[test]
+    fn word_at_a_time_queries_agree_with_a_scan() {
+        let mut a = SeqSet::default();
+        let mut b = SeqSet::default();
+        let members: Vec<u32> = (100..700).filter(|x| x % 3 == 0 || x % 7 == 0).collect();
+        for &x in &members {
+            a.insert(x);
+            if x % 2 == 0 {
+                b.insert(x);
+            }
+        }
+        let scan_count = |lo: u32, hi: u32| {
+            (lo..hi)
+                .filter(|&x| a.contains(x) && !b.contains(x))
+                .count() as u32
+        };
+        for (lo, hi) in [
+            (0, 1000),
+            (100, 101),
+            (127, 129),
+            (128, 192),
+            (150, 650),
+            (5, 5),
+        ] {
+            assert_eq!(
+                a.count_in_range_not_in(&b, lo, hi),
+                scan_count(lo, hi),
+                "{lo}..{hi}"
+            );
+        }
+        let empty = SeqSet::default();
+        assert_eq!(a.count_in_range_not_in(&empty, 0, 1000), a.len());
+        for n in [1, 2, 3, 64, 200, members.len() as u32] {
+            assert_eq!(
+                a.nth_largest(n),
+                Some(members[members.len() - n as usize]),
+                "{n}"
+            );
+        }
+        assert_eq!(a.nth_largest(members.len() as u32 + 1), None);
+        for seq in [0, 99, 102, 126, 127, 699, 700] {
+            let scan = (seq..).find(|&x| !a.contains(x)).unwrap();
+            assert_eq!(a.next_absent_at_or_after(seq), scan, "{seq}");
+        }
     }
 }

@@ -245,7 +245,11 @@ fn limited_transmit_segments_are_left_out_of_the_flight_a_fast_retransmit_halves
     let flight = s.snd_max() - una;
     ack(&mut s, ms(101), una);
     ack(&mut s, ms(101), una);
-    assert_eq!(s.snd_max() - una, flight + 2, "two segments by Limited Transmit");
+    assert_eq!(
+        s.snd_max() - una,
+        flight + 2,
+        "two segments by Limited Transmit"
+    );
     ack(&mut s, ms(101), una);
     // RFC 5681 §3.2 step 2: ssthresh = FlightSize / 2 without them.
     assert_eq!(s.ssthresh(), w(flight / 2));
