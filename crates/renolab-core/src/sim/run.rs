@@ -167,6 +167,7 @@ impl<T: Tracer> Simulation<T> {
                 Event::ReceiverTimer { flow } => self.on_receiver_timer(now, flow),
                 Event::Stop if self.stop_when_finished => return Ok(StopReason::TimeLimit),
                 Event::Stop => return Ok(StopReason::Duration),
+                Event::Medium { .. } => {}
             }
             if AUDIT {
                 self.audit()?;
