@@ -25,6 +25,8 @@ pub use list::DropList;
 pub use uniform::Uniform;
 
 use crate::net::packet::{Packet, PacketKind};
+use crate::rng::RngStream;
+use crate::scenario::{LossKind, LossSpec};
 
 /// Why a loss model dropped a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +119,21 @@ impl Loss {
         Loss { model, applies_to }
     }
 
+    /// The loss model `spec` describes, drawing from `rng` (the component's own stream).
+    pub fn from_spec(spec: &LossSpec, rng: RngStream) -> Self {
+        let model = match &spec.kind {
+            LossKind::Drop {
+                flow,
+                segments,
+                packets,
+            } => LossModel::List(DropList::new(*flow, segments, packets)),
+            LossKind::Uniform { p } => LossModel::Uniform(Uniform::new(*p, rng)),
+            LossKind::Ber { ber } => LossModel::Ber(Ber::new(*ber, rng)),
+            LossKind::GilbertElliott(c) => LossModel::GilbertElliott(GilbertElliott::new(*c, rng)),
+        };
+        Loss::new(model, spec.applies_to)
+    }
+
     /// The model.
     pub fn model(&self) -> &LossModel {
         &self.model
@@ -162,7 +179,6 @@ impl From<LossModel> for Loss {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::RngStream;
     use crate::time::SimTime;
 
     fn packet(kind: PacketKind) -> Packet {
