@@ -58,16 +58,20 @@ fn an_unlimited_flow_that_would_run_out_of_segment_numbers_is_refused() {
 
 #[test]
 fn counts_above_the_caps_are_refused_naming_the_section() {
-    use super::{check_counts, MAX_FLOWS, MAX_LINKS, MAX_NODES};
-    assert!(check_counts(MAX_NODES, MAX_LINKS, MAX_FLOWS).is_ok());
+    use super::{check_counts, MAX_FLOWS, MAX_LINKS, MAX_MEDIA, MAX_NODES};
+    assert!(check_counts(MAX_NODES, MAX_LINKS, MAX_MEDIA, MAX_FLOWS).is_ok());
     let e = |r: crate::scenario::Result<()>| r.unwrap_err().to_string();
     assert_eq!(
-        e(check_counts(3, MAX_LINKS + 1, 1)),
+        e(check_counts(3, MAX_LINKS + 1, 0, 1)),
         "link: 100001 links is more than the 100000 allowed"
     );
-    assert!(e(check_counts(MAX_NODES + 1, 2, 1)).starts_with("link: the links join 20001 nodes"));
     assert_eq!(
-        e(check_counts(3, 2, MAX_FLOWS + 1)),
+        e(check_counts(3, 1, MAX_MEDIA + 1, 1)),
+        "medium: 100001 media is more than the 100000 allowed"
+    );
+    assert!(e(check_counts(MAX_NODES + 1, 2, 0, 1)).starts_with("link: the links join 20001 nodes"));
+    assert_eq!(
+        e(check_counts(3, 2, 0, MAX_FLOWS + 1)),
         "flow: 1000001 flows is more than the 1000000 allowed"
     );
 }
