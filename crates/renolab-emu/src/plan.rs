@@ -219,6 +219,12 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
     let (compatible, requested) = simulator_compatible(doc, &mut notes)?;
     let scenario = Scenario::from_value(&compatible).map_err(|e| PlanError(e.to_string()))?;
     check_names(doc, &scenario)?;
+    if !scenario.media.is_empty() {
+        return Err(err(
+            "medium",
+            "renolab emulate carries packets over links only; run a scenario with a [[medium]] in the simulator",
+        ));
+    }
     if scenario.flows.len() > MAX_FLOWS {
         return Err(err(
             "flow",

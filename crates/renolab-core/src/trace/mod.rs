@@ -11,6 +11,7 @@ pub mod sink;
 use std::path::{Path, PathBuf};
 
 use crate::loss::LossCause;
+use crate::net::wifi::AirFrame;
 use crate::net::{Packet, PacketKind};
 use crate::queue::QueueDrop;
 use crate::tcp::Window;
@@ -52,6 +53,8 @@ pub enum DropCause {
     Burst = 5,
     /// A deterministic drop list.
     Scripted = 6,
+    /// A station of a medium gave the frame up after its retry limit.
+    RetryLimit = 7,
 }
 
 impl From<QueueDrop> for DropCause {
@@ -87,6 +90,9 @@ pub enum HopEvent {
     Receive = 2,
     /// `d`: dropped.
     Drop = 3,
+    /// A station of a medium starts sending a frame again (a link-layer retry; ns-2 would
+    /// write `-` again).
+    Retry = 4,
 }
 
 /// Code of a packet kind in trace records: 0 data, 1 ack, 2 syn, 3 synack, 4 datagram.
@@ -121,8 +127,13 @@ pub trait Tracer {
     fn queue_changed(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64);
     /// A packet was dropped on link direction `link`.
     fn dropped(&mut self, now: SimTime, link: u32, packet: &Packet, cause: DropCause);
-    /// A packet passed a point of link direction `link`; `uid` identifies it while it lives.
+    /// A packet passed a point of link direction `link` (or of a medium's station: the
+    /// stations are numbered after the link directions); `uid` identifies it while it lives.
     fn hop(&mut self, now: SimTime, link: u32, event: HopEvent, packet: &Packet, uid: u32);
+    /// A frame went on the air of medium `medium`, from node `from` to node `to` (for
+    /// captures). Ignored unless a tracer records it.
+    #[inline(always)]
+    fn air_frame(&mut self, _medium: u32, _frame: &AirFrame, _from: u32, _to: u32) {}
 }
 
 /// Records nothing, costs nothing.
@@ -242,7 +253,8 @@ pub struct TraceRequest {
     pub names: Vec<String>,
     /// Stream trace records to files in this directory instead of memory.
     pub dir: Option<PathBuf>,
-    /// Write pcap files (one per link, both directions) into this directory.
+    /// Write pcap files (one per link, both directions, and one per medium) into this
+    /// directory.
     pub pcap_dir: Option<PathBuf>,
     /// Cap on a trace kept in memory, bytes (`None`: [`DEFAULT_MEMORY_LIMIT`]).
     pub memory_limit: Option<u64>,
@@ -424,6 +436,12 @@ impl Tracer for Recorder {
             if let Some(pcap) = &mut self.pcap {
                 pcap.record(now, link, p);
             }
+        }
+    }
+
+    fn air_frame(&mut self, medium: u32, frame: &AirFrame, from: u32, to: u32) {
+        if let Some(pcap) = &mut self.pcap {
+            pcap.record_air(medium, frame, from, to);
         }
     }
 }
