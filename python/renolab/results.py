@@ -72,6 +72,9 @@ class Result:
             ``sent_bps``, ``drop_rate``, ``bottleneck``, ``bottleneck_bps`` and ``mu``.
         links: one row per link direction with its counters (packets and bytes sent, drops
             by cause, utilisation, ...) and its ``rate_bps`` and ``delay_s``.
+        stations: one row per station of a shared medium (``[[medium]]``) with its MAC's
+            counters (frames sent, retries, collisions, drops after the retry limit,
+            airtime, ...); empty without media.
         summary: run-level facts from the core (seed, events, sim_time_s, stop_reason, ...)
             plus ``renolab_version``, ``wall_time_s`` (measured around the core call) and
             ``scenario`` (the input scenario dict).
@@ -110,7 +113,8 @@ class Result:
         )
         # The tables become DataFrames when first read: a sweep's worker only needs their
         # rows, and building two frames costs more than many a short run.
-        self._tables: dict[str, dict[str, list[Any]]] | None = {"flows": flows, "links": links}
+        stations = dict(raw.get("stations") or {})
+        self._tables: dict[str, dict[str, list[Any]]] | None = {"flows": flows, "links": links, "stations": stations}
 
     @functools.cached_property
     def flows(self) -> pd.DataFrame:
@@ -121,6 +125,12 @@ class Result:
     def links(self) -> pd.DataFrame:
         """Per-link-direction statistics, one row per direction."""
         return _table_frame(self._tables["links"])
+
+    @functools.cached_property
+    def stations(self) -> pd.DataFrame:
+        """Per-station statistics of the shared media, one row per station (none without
+        media)."""
+        return _table_frame(self._tables["stations"])
 
     def _records(self, table: str) -> list[dict[str, Any]]:
         """Rows of ``flows`` or ``links`` as dicts, missing numbers None, without pandas
@@ -142,6 +152,7 @@ class Result:
         self._tables = None
         self.flows = pd.read_csv(root / "flows.csv")
         self.links = pd.read_csv(root / "links.csv") if (root / "links.csv").is_file() else pd.DataFrame()
+        self.stations = pd.read_csv(root / "stations.csv") if (root / "stations.csv").is_file() else pd.DataFrame()
         summary_path = root / "summary.json"
         self.summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.is_file() else {}
         self._raw = {}
@@ -228,7 +239,10 @@ class Result:
         return [str(f) for f in self.flows["flow"]] if "flow" in self.flows else []
 
     def _link_names(self) -> list[str]:
-        return [str(link) for link in self.links["link"]] if "link" in self.links else []
+        """Names of the traces' ``link`` codes: link directions, then media's stations."""
+        links = [str(link) for link in self.links["link"]] if "link" in self.links else []
+        stations = [str(s) for s in self.stations["station"]] if "station" in self.stations else []
+        return links + stations
 
     def _empty_trace(self, name: str) -> pd.DataFrame:
         if name in self._raw:
@@ -247,7 +261,8 @@ class Result:
     ) -> list[Path]:
         """Write the run into *out_dir* (created if needed) and return the paths written.
 
-        Always ``flows.csv``, ``links.csv`` and ``summary.json``; then one
+        Always ``flows.csv``, ``links.csv`` and ``summary.json``; ``stations.csv`` when
+        the scenario has media; then one
         ``<trace>.parquet`` (or ``<trace>.csv`` with ``format="csv"``) per recorded trace,
         or per name in *traces*; with *ns2_trace*, ``ns2.tr`` (ns-2 trace lines, from the
         ``hops`` trace).  Traces are written chunk by chunk, so a trace spilled to disk by
@@ -271,6 +286,10 @@ class Result:
         with open(written[1], "w", encoding="utf-8", newline="") as f:
             write_csv(self.links, f)
         written[2].write_text(json.dumps(self.summary, sort_keys=True, indent=2, default=str) + "\n", encoding="utf-8")
+        if len(self.stations):
+            written.append(out / "stations.csv")
+            with open(written[-1], "w", encoding="utf-8", newline="") as f:
+                write_csv(self.stations, f)
         for name in names:
             path = out / f"{name}.{format}"
             if self._files.get(name) == path:
@@ -291,6 +310,8 @@ class Result:
         ``ack`` / ``cbr``, time rounded to the microsecond as ns-2 prints it.
         """
         self._check_recorded("hops")
+        if len(self.stations):
+            raise ValueError("ns2.tr: ns-2's trace lines name a link's two nodes, which a medium's frames do not have; run without --ns2-trace")
         numbering = Ns2Numbering(self.links, self.flows)
         target = Path(path)
         if "hops" in self._raw:

@@ -34,14 +34,15 @@ TRACE_NAMES = ("cwnd", "seq", "rtt", "queue", "drops", "hops")
 
 #: Names of the ``seq`` trace's event codes, in code order.
 SEQ_EVENTS = ("sent", "retransmitted", "acked", "dropped", "ack_dropped")
-#: Names of the ``hops`` trace's event codes, in code order ...
-HOP_EVENTS = ("enqueue", "dequeue", "receive", "drop")
+#: Names of the ``hops`` trace's event codes, in code order (``retry``: a station of a
+#: medium sends a frame again) ...
+HOP_EVENTS = ("enqueue", "dequeue", "receive", "drop", "retry")
 #: ... and the ns-2 trace letters for them.
-NS2_EVENTS = ("+", "-", "r", "d")
+NS2_EVENTS = ("+", "-", "r", "d", "-")
 #: Packet kinds (``kind`` column of ``drops`` and ``hops``), in code order.
 PACKET_KINDS = ("data", "ack", "syn", "synack", "datagram")
 #: Drop causes (``cause`` column of ``drops``), in code order.
-DROP_CAUSES = ("overflow", "early", "aqm", "bit_error", "random", "burst", "scripted")
+DROP_CAUSES = ("overflow", "early", "aqm", "bit_error", "random", "burst", "scripted", "retry_limit")
 
 #: Record layout of each trace (numpy dtype strings, packed, little-endian).  The core
 #: reports the layout with every trace; this copy decodes the older per-column format and
