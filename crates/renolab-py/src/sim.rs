@@ -84,8 +84,12 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
         column(&stations, "queue_drops", st, |r| r.stats.queue_drops)?;
         column(&stations, "rts_sent", st, |r| r.stats.rts_sent)?;
         column(&stations, "frame_errors", st, |r| r.stats.frame_errors)?;
-        column(&stations, "frames_received", st, |r| r.stats.frames_received)?;
-        column(&stations, "airtime_s", st, |r| r.stats.airtime_ns as f64 * 1e-9)?;
+        column(&stations, "frames_received", st, |r| {
+            r.stats.frames_received
+        })?;
+        column(&stations, "airtime_s", st, |r| {
+            r.stats.airtime_ns as f64 * 1e-9
+        })?;
         column(&stations, "airtime_share", st, |r| r.airtime_share)?;
         column(&stations, "max_queue", st, |r| r.stats.max_queue)?;
     }

@@ -333,6 +333,8 @@ impl Network {
             return;
         }
         match network.routes.next_hop(node, dst) {
+            // Codes past the link directions cross a medium. (The comparison also spares
+            // `enqueue` its bounds check: it costs nothing.)
             Some(dir) if (dir as usize) < network.dirs.len() => {
                 Network::enqueue(driver, now, dir, id)
             }
