@@ -184,6 +184,13 @@ fn saturated_station_at(bps: u64) {
     );
     let mean_backoff = phy.slot.as_secs_f64() * phy.cw_min as f64 / 2.0;
     let formula = 12_000.0 / (phy.difs.as_secs_f64() + mean_backoff + exchange.as_secs_f64());
+    eprintln!(
+        "| {} | {:.4} | {:.4} | {:+.3} % |",
+        bps as f64 / 1e6,
+        formula / 1e6,
+        measured / 1e6,
+        100.0 * (measured / formula - 1.0)
+    );
     assert!(
         (measured / formula - 1.0).abs() < 0.005,
         "{bps} b/s: {measured} vs {formula}"
