@@ -148,3 +148,48 @@ fn trace_sizes_scale_with_packets_and_hops() {
     assert_eq!(e.trace_bytes("hops"), Some(3 * (2000 + 60) * 34));
     assert_eq!(e.trace_bytes("nope"), None);
 }
+
+#[test]
+fn a_medium_counts_three_events_a_frame_and_its_stations_queues_as_places_packets_wait() {
+    let wlan = |extra: &str| {
+        Scenario::from_toml_str(&format!(
+            r#"
+            simulation = {{ duration = "10s" }}
+            [[medium]]
+            name = "wlan"
+            kind = "wifi"
+            data_rate = "11Mbps"
+            nodes = ["ap", "sta"]
+            {extra}
+            [[flow]]
+            name = "u"
+            kind = "cbr"
+            rate = "1Mbps"
+            packet_bytes = 1000
+            src = "sta"
+            dst = "ap"
+            "#
+        ))
+        .map_err(|e| e.to_string())
+    };
+    let e = wlan("").unwrap().estimate();
+    // 1250 packets a second for 10 s, each a contention, a data frame and an Ack on the air,
+    // plus the CBR source's own send.
+    assert_eq!(e.data_packets, 1250);
+    assert_eq!(e.events, 1250 * 3 + 1250);
+    assert_eq!(e.hops, 1250);
+    // A station's queue that could hold more than memory allows is named.
+    let err = Scenario::from_toml_str(
+        r#"
+        simulation = { duration = "100s" }
+        medium = { name = "w", kind = "wifi", nodes = ["a", "b"], station.a = { queue = { kind = "droptail", limit = 4000000000 } } }
+        flow = { name = "u", kind = "cbr", rate = "100Mbps", packet_bytes = 40, src = "a", dst = "b" }
+        "#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("medium[0].station.a.queue.limit: the run could need about 8.4 GiB of memory (medium[0].station.a may queue 62500002 packets)"),
+        "{err}"
+    );
+}
