@@ -254,7 +254,9 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     normalised = Scenario.from_toml(args.scenario).validate()
     n_links, n_flows = len(normalised.get("link", [])), len(normalised.get("flow", []))
-    print(f"ok: {_plural(n_links, 'link')}, {_plural(n_flows, 'flow')}")
+    n_media = len(normalised.get("medium", []))
+    media = f", {n_media} {'medium' if n_media == 1 else 'media'}" if n_media else ""
+    print(f"ok: {_plural(n_links, 'link')}{media}, {_plural(n_flows, 'flow')}")
     return EXIT_OK
 
 
