@@ -540,6 +540,17 @@ mod tests {
     }
 
     #[test]
+    fn a_scenario_with_a_medium_is_refused_naming_it() {
+        let mut doc = dumbbell("s", "f", "cubic");
+        doc["medium"] = serde_json::json!([{"name": "w", "kind": "wifi", "nodes": ["s", "x"]}]);
+        let e = plan(&doc, 7).unwrap_err().to_string();
+        assert!(
+            e.starts_with("medium: renolab emulate carries packets over links only"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn names_get_the_prefix_and_the_interface_limit() {
         assert_eq!(netns_name(42, "sender"), "renolab-42-sender");
         assert_eq!(device_name("sender"), "rl-sender");
