@@ -120,3 +120,18 @@ def test_a_ten_station_wlan_runs_sixty_seconds_well_within_five():
     assert result.summary["sim_time_s"] == pytest.approx(60)
     assert len(result.stations) == 11 and result.stations["frames_sent"].sum() > 100_000
     assert result.summary["core_wall_time_s"] < 5.0
+
+
+def test_ns2_export_refuses_a_medium_in_one_line(tmp_path, capsys):
+    import tomli_w
+
+    from renolab.cli import main
+
+    scenario = cell().to_dict()
+    scenario["simulation"]["profile"] = "ns2"
+    path = tmp_path / "cell.toml"
+    path.write_text(tomli_w.dumps(scenario), encoding="utf-8")
+    assert main(["export", "ns2", str(path), "-o", str(tmp_path / "cell.tcl")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "renolab: error: medium: ns-2 export writes links only; a scenario with a [[medium]] (802.11) has no ns-2.35 script"
+    )
