@@ -366,14 +366,23 @@ class Result:
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["bottleneck", "time_s", "jain", "flows"])
 
     def packet_latency(self, kind: str = "data") -> pd.DataFrame:
-        """One-way latency of every arrived packet of *kind*, from the ``hops`` trace."""
+        """One-way latency of every arrived packet of *kind*, from the ``hops`` trace (of
+        links only: for a run with a medium, ``flows.mean_latency_s`` has the mean)."""
+        if len(self.stations):
+            raise ValueError(
+                "packet_latency: follows packets over links only, not across a medium; flows.mean_latency_s has each flow's mean"
+            )
         return metrics.packet_latency(self.trace("hops"), self.flows, self.links, kind=kind)
 
     def link_utilisation(self, bin_s: float | None = None) -> pd.DataFrame:
         """Per link direction and time bin: the fraction of the bin spent transmitting, from
-        the ``hops`` trace (:func:`renolab.metrics.link_utilisation_series`)."""
+        the ``hops`` trace (:func:`renolab.metrics.link_utilisation_series`). A medium's
+        stations are left out: their airtime is in :attr:`stations`."""
         rates = dict(zip(self.links["link"].astype(str), self.links["rate_bps"]))
-        return metrics.link_utilisation_series(self.trace("hops"), bin_s or self._default_bin(), rates)
+        hops = self.trace("hops")
+        if len(self.stations):
+            hops = hops[hops["link"].astype(str).isin(rates)]
+        return metrics.link_utilisation_series(hops, bin_s or self._default_bin(), rates)
 
     def drops_by_cause(self, by: str = "link") -> pd.DataFrame:
         """Drops per link direction (or per flow) and cause, from the ``drops`` trace."""

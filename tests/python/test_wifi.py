@@ -135,3 +135,11 @@ def test_ns2_export_refuses_a_medium_in_one_line(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == (
         "renolab: error: medium: ns-2 export writes links only; a scenario with a [[medium]] (802.11) has no ns-2.35 script"
     )
+
+
+def test_link_metrics_leave_the_stations_to_the_stations_table():
+    result = cell().run(trace=["hops"])
+    utilisation = result.link_utilisation(0.5)
+    assert set(utilisation["link"].astype(str)) <= {"server-ap", "server-ap/rev"}
+    with pytest.raises(ValueError, match="mean_latency_s"):
+        result.packet_latency()
