@@ -155,6 +155,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
 
     scenario.validate()  # a bad scenario leaves no output directory behind
+    if args.ns2_trace and scenario.to_dict().get("medium"):
+        return _fail(
+            "--ns2-trace: ns-2's trace lines name a link's two nodes, which a medium's frames do not have; run without it",
+            EXIT_BAD_INPUT,
+        )
     try:
         written = _run_and_save(scenario, traces, args, simulate)
     except SimulationError as exc:

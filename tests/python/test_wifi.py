@@ -143,3 +143,15 @@ def test_link_metrics_leave_the_stations_to_the_stations_table():
     assert set(utilisation["link"].astype(str)) <= {"server-ap", "server-ap/rev"}
     with pytest.raises(ValueError, match="mean_latency_s"):
         result.packet_latency()
+
+
+def test_the_command_line_refuses_an_ns2_trace_of_a_medium_before_running(tmp_path, capsys):
+    import tomli_w
+
+    from renolab.cli import main
+
+    path = tmp_path / "cell.toml"
+    path.write_text(tomli_w.dumps(cell().to_dict()), encoding="utf-8")
+    assert main(["run", str(path), "--out", str(tmp_path / "out"), "--ns2-trace"]) == 2
+    assert capsys.readouterr().err.startswith("renolab: error: --ns2-trace: ns-2's trace lines")
+    assert not (tmp_path / "out").exists()
