@@ -203,12 +203,6 @@ impl Network {
         self.media.list()
     }
 
-    /// The place (trace `link` number) of station `station` of medium `medium`: stations
-    /// are numbered after the link directions.
-    pub fn station_place(&self, medium: u32, station: u32) -> u32 {
-        self.media.place(medium, station)
-    }
-
     /// Makes the media record what happens on their air, for a driver whose tracer records.
     pub fn trace_media(&mut self) {
         self.media.set_tracing(true);

@@ -74,12 +74,12 @@ impl Media {
     }
 
     /// The media, in scenario order.
-    pub fn list(&self) -> &[Medium] {
+    pub(super) fn list(&self) -> &[Medium] {
         &self.list
     }
 
     /// The place (trace `link` number) of station `station` of medium `medium`.
-    pub fn place(&self, medium: u32, station: u32) -> u32 {
+    fn place(&self, medium: u32, station: u32) -> u32 {
         self.bases[medium as usize] + station
     }
 
