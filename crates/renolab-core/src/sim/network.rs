@@ -29,7 +29,7 @@
 //! [`crate::engine`]).
 //!
 //! Shared media live in the `wifi` child module: a packet whose next hop crosses a medium
-//! goes to [`Network::enter_medium`], and [`Event::Medium`] to [`Network::on_medium`].
+//! goes to `Network::enter_medium`, and [`Event::Medium`] to [`Network::on_medium`].
 
 mod wifi;
 
