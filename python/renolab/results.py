@@ -64,6 +64,9 @@ class Result:
             ``sent_bps``, ``drop_rate``, ``bottleneck``, ``bottleneck_bps`` and ``mu``.
         links: one row per link direction with its counters (packets and bytes sent, drops
             by cause, utilisation, ...) and its ``rate_bps`` and ``delay_s``.
+        stations: one row per station of a shared medium (``[[medium]]``) with its MAC's
+            counters (frames sent, retries, collisions, drops after the retry limit,
+            airtime, ...); empty without media.
         summary: run-level facts from the core (seed, events, sim_time_s, stop_reason, ...)
             plus ``renolab_version``, ``wall_time_s`` (measured around the core call) and
             ``scenario`` (the input scenario dict).
@@ -110,7 +113,8 @@ class Result:
                     table[name] = table.pop(name)
         # The tables become DataFrames when first read: a sweep's worker only needs their
         # rows, and building two frames costs more than many a short run.
-        self._tables: dict[str, dict[str, list[Any]]] | None = {"flows": flows, "links": links}
+        stations = dict(raw.get("stations") or {})
+        self._tables: dict[str, dict[str, list[Any]]] | None = {"flows": flows, "links": links, "stations": stations}
 
     @functools.cached_property
     def flows(self) -> pd.DataFrame:
@@ -121,6 +125,12 @@ class Result:
     def links(self) -> pd.DataFrame:
         """Per-link-direction statistics, one row per direction."""
         return tables.to_frame(self._tables["links"])
+
+    @functools.cached_property
+    def stations(self) -> pd.DataFrame:
+        """Per-station statistics of the shared media, one row per station (none without
+        media)."""
+        return tables.to_frame(self._tables["stations"])
 
     def _records(self, table: str) -> list[dict[str, Any]]:
         """Rows of ``flows`` or ``links`` as dicts, missing numbers None, without pandas
@@ -144,6 +154,7 @@ class Result:
         self._tables = None
         self.flows = pd.read_csv(root / "flows.csv")
         self.links = pd.read_csv(root / "links.csv") if (root / "links.csv").is_file() else pd.DataFrame()
+        self.stations = pd.read_csv(root / "stations.csv") if (root / "stations.csv").is_file() else pd.DataFrame()
         summary_path = root / "summary.json"
         self.summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.is_file() else {}
         self._raw = {}
@@ -242,11 +253,20 @@ class Result:
         return [str(f) for f in flows["flow"]] if "flow" in flows else []
 
     def _link_names(self) -> list[str]:
+        """Names of the traces' ``link`` codes: link directions, then media's stations."""
         links = self._table_columns("links")
-        return [str(link) for link in links["link"]] if "link" in links else []
+        stations = self._table_columns("stations")
+        names = [str(link) for link in links["link"]] if "link" in links else []
+        return names + ([str(s) for s in stations["station"]] if "station" in stations else [])
+
+    def _has_stations(self) -> bool:
+        """True when the scenario has a shared medium (without building a DataFrame)."""
+        stations = self._table_columns("stations")
+        return "station" in stations and len(stations["station"]) > 0
 
     def _table_columns(self, table: str) -> Mapping[str, Any]:
-        """``flows`` or ``links`` as columns: the core's lists, or the DataFrame once built."""
+        """``flows``, ``links`` or ``stations`` as columns: the core's lists, or the DataFrame
+        once built."""
         if self._tables is not None and table not in self.__dict__:
             return self._tables[table]
         frame = getattr(self, table)
@@ -269,7 +289,8 @@ class Result:
     ) -> list[Path]:
         """Write the run into *out_dir* (created if needed) and return the paths written.
 
-        Always ``flows.csv``, ``links.csv`` and ``summary.json``; then one
+        Always ``flows.csv``, ``links.csv`` and ``summary.json``; ``stations.csv`` when
+        the scenario has media; then one
         ``<trace>.parquet`` (or ``<trace>.csv`` with ``format="csv"``) per recorded trace,
         or per name in *traces*; with *ns2_trace*, ``ns2.tr`` (ns-2 trace lines, from the
         ``hops`` trace).  Traces are written chunk by chunk, so a trace spilled to disk by
@@ -292,6 +313,10 @@ class Result:
             with open(path, "w", encoding="utf-8", newline="") as f:
                 self._write_table(table, f)
         written[2].write_text(json.dumps(self.summary, sort_keys=True, indent=2, default=str) + "\n", encoding="utf-8")
+        if self._has_stations():
+            written.append(out / "stations.csv")
+            with open(written[-1], "w", encoding="utf-8", newline="") as f:
+                self._write_table("stations", f)
         if names:
             from renolab.traces.files import write_frames
         for name in names:
@@ -328,6 +353,8 @@ class Result:
         from renolab.traces.ns2 import Ns2Numbering, write_ns2
 
         self._check_recorded("hops")
+        if self._has_stations():
+            raise ValueError("ns2.tr: ns-2's trace lines name a link's two nodes, which a medium's frames do not have; run without --ns2-trace")
         numbering = Ns2Numbering(self.links, self.flows)
         target = Path(path)
         if "hops" in self._raw:
@@ -392,18 +419,27 @@ class Result:
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["bottleneck", "time_s", "jain", "flows"])
 
     def packet_latency(self, kind: str = "data") -> pd.DataFrame:
-        """One-way latency of every arrived packet of *kind*, from the ``hops`` trace."""
+        """One-way latency of every arrived packet of *kind*, from the ``hops`` trace (of
+        links only: for a run with a medium, ``flows.mean_latency_s`` has the mean)."""
         from renolab import metrics
 
+        if self._has_stations():
+            raise ValueError(
+                "packet_latency: follows packets over links only, not across a medium; flows.mean_latency_s has each flow's mean"
+            )
         return metrics.packet_latency(self.trace("hops"), self.flows, self.links, kind=kind)
 
     def link_utilisation(self, bin_s: float | None = None) -> pd.DataFrame:
         """Per link direction and time bin: the fraction of the bin spent transmitting, from
-        the ``hops`` trace (:func:`renolab.metrics.link_utilisation_series`)."""
+        the ``hops`` trace (:func:`renolab.metrics.link_utilisation_series`). A medium's
+        stations are left out: their airtime is in :attr:`stations`."""
         from renolab import metrics
 
         rates = dict(zip(self.links["link"].astype(str), self.links["rate_bps"]))
-        return metrics.link_utilisation_series(self.trace("hops"), bin_s or self._default_bin(), rates)
+        hops = self.trace("hops")
+        if self._has_stations():
+            hops = hops[hops["link"].astype(str).isin(rates)]
+        return metrics.link_utilisation_series(hops, bin_s or self._default_bin(), rates)
 
     def drops_by_cause(self, by: str = "link") -> pd.DataFrame:
         """Drops per link direction (or per flow) and cause, from the ``drops`` trace."""

@@ -1,7 +1,8 @@
-"""Scenarios: the simulated network (links), the traffic (flows) and the run settings.
+"""Scenarios: the simulated network (links, shared media), the traffic (flows) and the run
+settings.
 
 A :class:`Scenario` is a thin wrapper around a plain nested dict with exactly the
-structure of a scenario TOML file (``simulation``, ``link``, ``flow`` and an
+structure of a scenario TOML file (``simulation``, ``link``, ``medium``, ``flow`` and an
 optional free-text ``description``).  All
 validation happens in the Rust core; this module only converts between
 representations and hands the scenario over.
@@ -62,6 +63,7 @@ class Scenario:
         link: Iterable[Mapping[str, Any]] | None = None,
         flow: Iterable[Mapping[str, Any]] | None = None,
         description: str | None = None,
+        medium: Iterable[Mapping[str, Any]] | None = None,
     ) -> None:
         data: dict[str, Any] = {}
         if description is not None:
@@ -70,6 +72,8 @@ class Scenario:
             data["simulation"] = copy.deepcopy(dict(simulation))
         if link is not None:
             data["link"] = copy.deepcopy(list(link))
+        if medium is not None:
+            data["medium"] = copy.deepcopy(list(medium))
         if flow is not None:
             data["flow"] = copy.deepcopy(list(flow))
         self._data = data

@@ -10,17 +10,19 @@
 //! - [`rng`]: one seeded random stream per component, derived from the scenario seed and the
 //!   component's name.
 //! - [`engine`]: the event scheduler, ordered by `(time, insertion order)`, holding
-//!   O(links + flows) entries thanks to one pending event per link direction and lazily
-//!   cancelled endpoint timers.
+//!   O(links + media + flows) entries thanks to one pending event per link direction and
+//!   per medium, and lazily cancelled endpoint timers.
 //! - [`net`]: packets (small `Copy` structs in a recycled slab), link directions (queue,
-//!   transmitter, propagation pipe), static shortest-path routing and header sizes.
+//!   transmitter, propagation pipe), shared 802.11 media ([`net::wifi`]: the DCF as a
+//!   sans-IO state machine per medium, PHY timing per standard), static shortest-path
+//!   routing and header sizes.
 //! - [`queue`] and [`loss`]: what a link does to packets: queue disciplines, loss models.
 //! - [`app`]: applications that are not TCP's own bulk transfer (constant bit rate over UDP).
 //! - [`tcp`]: sans-IO TCP endpoints — the sender's shared machinery (window, duplicate ACKs,
 //!   RFC 6298 timer, Karn), the receiver (cumulative and delayed ACKs), and one file per
 //!   congestion-control variant under [`tcp::cc`].
 //! - [`trace`]: typed trace events; the no-op tracer compiles away. pcap files of the
-//!   traffic, one per link.
+//!   traffic, one per link, and one per medium (802.11 with radiotap).
 //! - [`scenario`]: the scenario schema (TOML/JSON), validated with field-path errors, and the
 //!   limits estimated before a run.
 //! - [`sim`]: the simulation. [`sim::Network`] carries packets through links and nodes for

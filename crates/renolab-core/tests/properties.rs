@@ -1,7 +1,9 @@
 //! Property tests over random scenarios: random topologies (2-6 nodes, trees plus extra
 //! links), rates from 1 kb/s to 100 Gb/s, delays from 0 to 1 s, buffers of 1 to 10^5
 //! packets, every queue discipline, loss model, variant and profile, loss rates including 0
-//! and 1, random start times.
+//! and 1, random start times; and the same with an 802.11 medium joining some of the nodes
+//! and up to three more (random standard, rates, queues, losses, RTS threshold, retry
+//! limits).
 //!
 //! For every scenario:
 //!
@@ -414,11 +416,138 @@ fn shrink(mut doc: Value) -> Value {
     doc
 }
 
-/// True when no link direction has a loss model (queues may still drop).
+/// A scenario of [`scenario`]'s links joined by a medium: some of their nodes and up to
+/// three of its own (`w0`, `w1`, `w2`); each flow starts or ends at one of the medium's own
+/// nodes, within the first 100 ms, so that its packets cross the medium.
+fn wlan_scenario() -> impl Strategy<Value = Value> {
+    (
+        scenario(),
+        1usize..=3,
+        any::<u64>(),
+        medium(),
+        log_uniform(-1.0, 0.7),
+    )
+        .prop_flat_map(|(doc, own, mask, medium, duration_s)| {
+            let n = doc["link"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|l| [l["from"].to_string(), l["to"].to_string()])
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+            let flows = proptest::collection::vec(
+                (
+                    flow(n + own, false),
+                    0..own,
+                    any::<bool>(),
+                    0u64..100_000_000,
+                ),
+                1..=4,
+            );
+            (
+                Just(doc),
+                Just(n),
+                Just(own),
+                Just(mask),
+                Just(medium),
+                Just(duration_s),
+                flows,
+            )
+        })
+        .prop_map(|(mut doc, n, own, mask, mut medium, duration_s, flows)| {
+            let name = |i: usize| {
+                if i < n {
+                    format!("n{i}")
+                } else {
+                    format!("w{}", i - n)
+                }
+            };
+            // At least one node of the links (those the mask picks, else n0).
+            let mut nodes: Vec<String> = (0..n).filter(|i| mask >> i & 1 == 1).map(name).collect();
+            if nodes.is_empty() {
+                nodes.push(name(0));
+            }
+            nodes.extend((n..n + own).map(name));
+            medium["nodes"] = json!(nodes);
+            doc["medium"] = json!([medium]);
+            doc["simulation"]["duration"] = json!(format!("{}ns", (duration_s * 1e9) as u64));
+            doc["simulation"]
+                .as_object_mut()
+                .unwrap()
+                .remove("time_limit");
+            doc["flow"] = flows
+                .into_iter()
+                .enumerate()
+                .map(|(i, (mut f, w, outward, start_ns))| {
+                    f["name"] = json!(format!("f{i}"));
+                    let other: usize = f["dst"].as_str().unwrap()[1..].parse().unwrap();
+                    let (mut src, mut dst) = (name(n + w), name(other));
+                    if src == dst {
+                        dst = name((other + 1) % (n + own));
+                    }
+                    if !outward {
+                        std::mem::swap(&mut src, &mut dst);
+                    }
+                    f["src"] = json!(src);
+                    f["dst"] = json!(dst);
+                    f["start"] = json!(format!("{start_ns}ns"));
+                    f
+                })
+                .collect();
+            doc
+        })
+}
+
+/// A medium's settings (its nodes are set by [`wlan_scenario`]).
+fn medium() -> impl Strategy<Value = Value> {
+    let standard = prop_oneof![
+        (Just("802.11b"), 0usize..4, 0usize..4),
+        (Just("802.11g"), 0usize..12, 0usize..12),
+    ];
+    let queue = prop_oneof![
+        (1u64..=600).prop_map(|limit| json!({"kind": "droptail", "limit": limit})),
+        (1u64..=600).prop_map(|b| json!({"kind": "droptail", "limit_bytes": b * 1500})),
+    ];
+    (
+        standard,
+        queue,
+        loss(),
+        prop::option::of(0u64..=3000),
+        1u64..=7,
+        1u64..=4,
+    )
+        .prop_map(|((standard, data, basic), queue, loss, rts, short, long)| {
+            let b = ["1Mbps", "2Mbps", "5.5Mbps", "11Mbps"];
+            let g = [
+                "1Mbps", "2Mbps", "5.5Mbps", "6Mbps", "9Mbps", "11Mbps", "12Mbps", "18Mbps",
+                "24Mbps", "36Mbps", "48Mbps", "54Mbps",
+            ];
+            let rates: &[&str] = if standard == "802.11b" { &b } else { &g };
+            let mut m = json!({
+                "name": "wlan", "kind": "wifi", "standard": standard,
+                "data_rate": rates[data], "basic_rate": rates[basic], "queue": queue,
+                "short_retry_limit": short, "long_retry_limit": long,
+            });
+            if let Some(l) = loss {
+                m["loss"] = l;
+            }
+            if let Some(t) = rts {
+                m["rts_threshold"] = json!(t);
+            }
+            m
+        })
+}
+
+/// True when no link direction and no medium has a loss model (queues may still drop).
 fn loss_free(doc: &Value) -> bool {
+    let media = doc
+        .get("medium")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     doc["link"].as_array().unwrap().iter().all(|l| {
         l.get("loss").is_none() && l.get("reverse").is_none_or(|r| r.get("loss").is_none())
-    })
+    }) && media.iter().all(|m| m.get("loss").is_none())
 }
 
 fn check(doc: Value) -> Result<(), TestCaseError> {
@@ -431,6 +560,16 @@ fn check(doc: Value) -> Result<(), TestCaseError> {
         }
         Err(e) => return Err(TestCaseError::fail(format!("run failed: {e}\n{doc:#}"))),
     };
+    if doc.get("medium").is_some() {
+        eprintln!(
+            "WLAN frames={} events={}",
+            out.stations
+                .iter()
+                .map(|s| s.stats.frames_sent)
+                .sum::<u64>(),
+            out.summary.events
+        );
+    }
     prop_assert!(
         out.summary.peak_packets <= est.peak_packets,
         "{} packets alive at once, above the estimated bound {}",
@@ -512,5 +651,10 @@ proptest! {
     #[test]
     fn random_bbr_scenarios_conserve_packets_and_keep_windows_sane(doc in scenario()) {
         check(all_bbr(doc))?;
+    }
+
+    #[test]
+    fn random_wlans_conserve_packets_and_keep_windows_sane(doc in wlan_scenario()) {
+        check(doc)?;
     }
 }

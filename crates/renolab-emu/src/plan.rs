@@ -219,6 +219,12 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
     let (compatible, requested) = simulator_compatible(doc, &mut notes)?;
     let scenario = Scenario::from_value(&compatible).map_err(|e| PlanError(e.to_string()))?;
     check_names(doc, &scenario)?;
+    if !scenario.media.is_empty() {
+        return Err(err(
+            "medium",
+            "renolab emulate carries packets over links only; run a scenario with a [[medium]] in the simulator",
+        ));
+    }
     if scenario.flows.len() > MAX_FLOWS {
         return Err(err(
             "flow",
@@ -531,6 +537,17 @@ mod tests {
         assert!(e.0.starts_with("link[0].from: \"../x\""), "{e}");
         assert!(safe_name(&"a".repeat(MAX_NAME)).is_ok());
         assert!(safe_name(&"a".repeat(MAX_NAME + 1)).is_err());
+    }
+
+    #[test]
+    fn a_scenario_with_a_medium_is_refused_naming_it() {
+        let mut doc = dumbbell("s", "f", "cubic");
+        doc["medium"] = serde_json::json!([{"name": "w", "kind": "wifi", "nodes": ["s", "x"]}]);
+        let e = plan(&doc, 7).unwrap_err().to_string();
+        assert!(
+            e.starts_with("medium: renolab emulate carries packets over links only"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -74,6 +74,29 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&links, "max_queue", l, |r| r.max_queue)?;
     column(&links, "marks", l, |r| r.stats.marks)?;
 
+    let stations = PyDict::new(py);
+    let st = &out.stations[..];
+    if !st.is_empty() {
+        column(&stations, "station", st, |r| r.station.clone())?;
+        column(&stations, "medium", st, |r| r.medium.clone())?;
+        column(&stations, "node", st, |r| r.node.clone())?;
+        column(&stations, "frames_sent", st, |r| r.stats.frames_sent)?;
+        column(&stations, "retries", st, |r| r.stats.retries)?;
+        column(&stations, "collisions", st, |r| r.stats.collisions)?;
+        column(&stations, "retry_drops", st, |r| r.stats.retry_drops)?;
+        column(&stations, "queue_drops", st, |r| r.stats.queue_drops)?;
+        column(&stations, "rts_sent", st, |r| r.stats.rts_sent)?;
+        column(&stations, "frame_errors", st, |r| r.stats.frame_errors)?;
+        column(&stations, "frames_received", st, |r| {
+            r.stats.frames_received
+        })?;
+        column(&stations, "airtime_s", st, |r| {
+            r.stats.airtime_ns as f64 * 1e-9
+        })?;
+        column(&stations, "airtime_share", st, |r| r.airtime_share)?;
+        column(&stations, "max_queue", st, |r| r.stats.max_queue)?;
+    }
+
     let s = &out.summary;
     let summary = PyDict::new(py);
     summary.set_item("seed", s.seed)?;
@@ -101,6 +124,7 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     let result = PyDict::new(py);
     result.set_item("flows", flows)?;
     result.set_item("links", links)?;
+    result.set_item("stations", stations)?;
     result.set_item("summary", summary)?;
     result.set_item("traces", traces)?;
     Ok(result)

@@ -16,5 +16,7 @@ def add_arguments(check: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     normalised = Scenario.from_toml(args.scenario).validate()
     n_links, n_flows = len(normalised.get("link", [])), len(normalised.get("flow", []))
-    print(f"ok: {plural(n_links, 'link')}, {plural(n_flows, 'flow')}")
+    n_media = len(normalised.get("medium", []))
+    media = f", {n_media} {'medium' if n_media == 1 else 'media'}" if n_media else ""
+    print(f"ok: {plural(n_links, 'link')}{media}, {plural(n_flows, 'flow')}")
     return EXIT_OK

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from renolab import __version__
 from renolab._core import SimulationError
-from renolab.cli._common import EXIT_OK, EXIT_SIMULATION_FAILED, fail
+from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SIMULATION_FAILED, fail
 from renolab.scenario import Scenario
 
 if TYPE_CHECKING:
@@ -60,6 +60,11 @@ def run(args: argparse.Namespace) -> int:
         )
 
     scenario.validate()  # a bad scenario leaves no output directory behind
+    if args.ns2_trace and scenario.to_dict().get("medium"):
+        return fail(
+            "--ns2-trace: ns-2's trace lines name a link's two nodes, which a medium's frames do not have; run without it",
+            EXIT_BAD_INPUT,
+        )
     try:
         written = run_and_save(traces, args, simulate)
     except SimulationError as exc:

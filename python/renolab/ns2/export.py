@@ -155,6 +155,10 @@ class _Exporter:
     # -- refusals ---------------------------------------------------------------------------
 
     def check(self) -> None:
+        if self.norm.get("medium"):
+            raise ScenarioError(
+                "medium: ns-2 export writes links only; a scenario with a [[medium]] (802.11) has no ns-2.35 script"
+            )
         handshake_flows = [
             f["name"]
             for f in self.norm["flow"]

@@ -45,10 +45,11 @@ TRACE_NAMES = tuple(TRACE_FIELDS)
 
 #: Names of the ``seq`` trace's event codes, in code order.
 SEQ_EVENTS = tuple(_core.TRACE_CODES["seq"]["event"])
-#: Names of the ``hops`` trace's event codes, in code order ...
+#: Names of the ``hops`` trace's event codes, in code order (``retry``: a station of a
+#: medium sends a frame again) ...
 HOP_EVENTS = tuple(_core.TRACE_CODES["hops"]["event"])
-#: ... and the ns-2 trace letters for them.
-NS2_EVENTS = ("+", "-", "r", "d")
+#: ... and the ns-2 trace letters for them (a retry is another ``-``).
+NS2_EVENTS = ("+", "-", "r", "d", "-")
 #: Packet kinds (``kind`` column of ``drops`` and ``hops``), in code order.
 PACKET_KINDS = tuple(_core.TRACE_CODES["drops"]["kind"])
 #: Drop causes (``cause`` column of ``drops``), in code order.

@@ -27,6 +27,8 @@ pub use periodic::Periodic;
 pub use uniform::Uniform;
 
 use crate::net::packet::{Packet, PacketKind};
+use crate::rng::RngStream;
+use crate::scenario::{LossKind, LossSpec};
 
 /// Why a loss model dropped a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +68,23 @@ impl LossModel {
             LossModel::Ber(b) => b.judge(packet.size).then_some(LossCause::BitError),
             LossModel::GilbertElliott(g) => g.judge().then_some(LossCause::Burst),
             LossModel::Periodic(p) => p.judge().then_some(LossCause::Scripted),
+        }
+    }
+
+    /// Decides the fate of a frame of `frame_bytes` bytes on a shared medium, carrying
+    /// `packet` (a data frame) or nothing (a control frame: Ack, RTS, CTS). Bit errors hit
+    /// the frame's own bits; a drop list sees only frames that carry a packet.
+    #[inline]
+    pub fn judge_frame(&mut self, frame_bytes: u32, packet: Option<&Packet>) -> Option<LossCause> {
+        match (self, packet) {
+            (LossModel::List(l), Some(p)) => l.judge(p).then_some(LossCause::Scripted),
+            (LossModel::List(_), None) => None,
+            (LossModel::Uniform(u), _) => u.judge().then_some(LossCause::Random),
+            (LossModel::Ber(b), _) => b.judge(frame_bytes).then_some(LossCause::BitError),
+            (LossModel::GilbertElliott(g), _) => g.judge().then_some(LossCause::Burst),
+            // Every n-th frame that carries a packet, as on a link every n-th packet.
+            (LossModel::Periodic(q), Some(_)) => q.judge().then_some(LossCause::Scripted),
+            (LossModel::Periodic(_), None) => None,
         }
     }
 }
@@ -108,6 +127,24 @@ impl Loss {
         Loss { model, applies_to }
     }
 
+    /// The loss model `spec` describes, drawing from `rng` (the component's own stream).
+    pub fn from_spec(spec: &LossSpec, rng: RngStream) -> Self {
+        let model = match &spec.kind {
+            LossKind::Drop {
+                flow,
+                segments,
+                packets,
+            } => LossModel::List(DropList::new(*flow, segments, packets)),
+            LossKind::Uniform { p } => LossModel::Uniform(Uniform::new(*p, rng)),
+            LossKind::Ber { ber } => LossModel::Ber(Ber::new(*ber, rng)),
+            LossKind::GilbertElliott(c) => LossModel::GilbertElliott(GilbertElliott::new(*c, rng)),
+            LossKind::Periodic { every, offset } => {
+                LossModel::Periodic(Periodic::new(*every, *offset))
+            }
+        };
+        Loss::new(model, spec.applies_to)
+    }
+
     /// The model.
     pub fn model(&self) -> &LossModel {
         &self.model
@@ -127,6 +164,20 @@ impl Loss {
         }
         self.model.judge(packet)
     }
+
+    /// [`LossModel::judge_frame`] for a frame on a shared medium: a frame that carries a
+    /// packet is in scope as its packet is; a control frame (no packet) only for `All`.
+    #[inline]
+    pub fn judge_frame(&mut self, frame_bytes: u32, packet: Option<&Packet>) -> Option<LossCause> {
+        let in_scope = match packet {
+            Some(p) => self.applies_to.covers(p.kind),
+            None => self.applies_to == AppliesTo::All,
+        };
+        if !in_scope {
+            return None;
+        }
+        self.model.judge_frame(frame_bytes, packet)
+    }
 }
 
 impl From<LossModel> for Loss {
@@ -139,7 +190,6 @@ impl From<LossModel> for Loss {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::RngStream;
     use crate::time::SimTime;
 
     fn packet(kind: PacketKind) -> Packet {
@@ -204,5 +254,36 @@ mod tests {
         let ge = GilbertElliott::new(GilbertElliottConfig::gilbert(0.0, 0.0), rng);
         let mut ge: Loss = LossModel::GilbertElliott(ge).into();
         assert_eq!(ge.judge(&p), None, "starts good, never leaves");
+    }
+
+    #[test]
+    fn a_frame_is_judged_by_its_own_bits_and_control_frames_only_by_models_for_all() {
+        let rng = RngStream::derive(4, "l");
+        let p = packet(PacketKind::Data);
+        // A BER that loses every bit: the frame's size decides, even a 14-byte Ack's.
+        let mut ber: Loss = LossModel::Ber(Ber::new(1.0, rng.clone())).into();
+        assert_eq!(ber.judge_frame(14, None), Some(LossCause::BitError));
+        // Half the bits in error lose a 1-byte frame with 1 - 2^-8, not a 1000-byte packet's.
+        let half = Ber::new(0.5, rng.clone());
+        assert!(half.packet_loss_probability(1) < 0.997);
+        // Data-only models leave control frames alone and draw nothing for them.
+        let mut data_only = Loss::new(
+            LossModel::Uniform(Uniform::new(1.0, rng.clone())),
+            AppliesTo::Data,
+        );
+        assert_eq!(data_only.judge_frame(14, None), None);
+        assert_eq!(
+            data_only.judge_frame(1036, Some(&p)),
+            Some(LossCause::Random)
+        );
+        // A drop list drops the frames of listed packets, never a control frame.
+        let mut list: Loss = LossModel::List(DropList::new(Some(0), &[0], &[])).into();
+        assert_eq!(list.judge_frame(20, None), None);
+        assert_eq!(list.judge_frame(1036, Some(&p)), Some(LossCause::Scripted));
+        assert_eq!(
+            list.judge_frame(1036, Some(&p)),
+            None,
+            "its first transmission only"
+        );
     }
 }

@@ -9,12 +9,10 @@
 
 use super::packet::PacketId;
 use super::pipe::{InFlight, Pipe};
-use crate::loss::{
-    Ber, DropList, ExtraLatency, GilbertElliott, Loss, LossCause, LossModel, Periodic, Uniform,
-};
+use crate::loss::{ExtraLatency, Loss, LossCause};
 use crate::queue::{CoDel, DropTail, FqCoDel, Queue, QueueDrop, Red};
 use crate::rng::RngStream;
-use crate::scenario::{DirSpec, LossKind, QueueSpec};
+use crate::scenario::{DirSpec, QueueSpec};
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
 
@@ -190,25 +188,7 @@ impl LinkDir {
             .losses
             .iter()
             .enumerate()
-            .map(|(i, l)| {
-                let rng = stream(&format!("loss/{i}"));
-                let model = match &l.kind {
-                    LossKind::Drop {
-                        flow,
-                        segments,
-                        packets,
-                    } => LossModel::List(DropList::new(*flow, segments, packets)),
-                    LossKind::Uniform { p } => LossModel::Uniform(Uniform::new(*p, rng)),
-                    LossKind::Ber { ber } => LossModel::Ber(Ber::new(*ber, rng)),
-                    LossKind::GilbertElliott(c) => {
-                        LossModel::GilbertElliott(GilbertElliott::new(*c, rng))
-                    }
-                    LossKind::Periodic { every, offset } => {
-                        LossModel::Periodic(Periodic::new(*every, *offset))
-                    }
-                };
-                Loss::new(model, l.applies_to)
-            })
+            .map(|(i, l)| Loss::from_spec(l, stream(&format!("loss/{i}"))))
             .collect();
         let latency = spec
             .latency
@@ -280,7 +260,7 @@ mod tests {
     use crate::loss::AppliesTo;
     use crate::net::{Ecn, Packet, PacketKind};
     use crate::queue::QueueLimit;
-    use crate::scenario::LossSpec;
+    use crate::scenario::{LossKind, LossSpec};
     use crate::tcp::sack::SackBlocks;
 
     fn lossy(p: f64) -> DirSpec {

@@ -114,8 +114,14 @@ fn variant_options(variant: &str) -> &'static [&'static str] {
 pub(super) fn parse_flow(
     t: &Table<'_>,
     nodes: &Names,
+    with_media: bool,
     default_profile: Profile,
 ) -> Result<FlowSpec> {
+    let from = if with_media {
+        "the links and media"
+    } else {
+        "the links"
+    };
     let name = t.req_str("name")?.to_string();
     let kind = t.choice("kind", FLOW_KINDS)?.unwrap_or("tcp");
     let node = |key: &str| -> Result<u32> {
@@ -124,7 +130,7 @@ pub(super) fn parse_flow(
             ScenarioError::new(
                 t.field(key),
                 format!(
-                    "unknown node {n:?}; nodes (from the links): {}",
+                    "unknown node {n:?}; nodes (from {from}): {}",
                     nodes.join(", ")
                 ),
             )

@@ -149,7 +149,8 @@ fn required_kind<'a>(t: &Table<'a>, kinds: &[&str]) -> Result<&'a str> {
     })
 }
 
-fn limit(q: &Table<'_>, default: QueueLimit) -> Result<QueueLimit> {
+/// A queue's `limit` (packets) or `limit_bytes`, or `default`.
+pub(super) fn parse_queue_limit(q: &Table<'_>, default: QueueLimit) -> Result<QueueLimit> {
     let packets = q.int("limit", 1, u32::MAX as u64)?;
     let bytes = q.bytes("limit_bytes", 1, MAX_QUEUE_BYTES)?;
     match (packets, bytes) {
@@ -187,7 +188,7 @@ fn parse_queue(
                 "counts_transmitting",
                 "ecn_threshold",
             ])?;
-            let limit = limit(q, QueueLimit::Packets(100))?;
+            let limit = parse_queue_limit(q, QueueLimit::Packets(100))?;
             let counts_transmitting = q
                 .bool("counts_transmitting")?
                 .unwrap_or(profile.queue_limit_counts_transmitting);
@@ -277,7 +278,7 @@ fn parse_queue(
                 mtu: q
                     .int("mtu", 1, MAX_PACKET_SETTING)?
                     .map_or(d.mtu, |n| n as u32),
-                limit: limit(q, d.limit)?,
+                limit: parse_queue_limit(q, d.limit)?,
                 ecn: q.bool("ecn")?.unwrap_or(d.ecn),
             };
             Ok(QueueSpec::CoDel(checked(q, c, CoDelConfig::validate)?))
@@ -301,7 +302,7 @@ fn parse_queue(
                 quantum: q
                     .int("quantum", 1, MAX_PACKET_SETTING)?
                     .map_or(d.quantum, |n| n as u32),
-                limit: limit(q, d.limit)?,
+                limit: parse_queue_limit(q, d.limit)?,
                 drop_batch: q
                     .int("drop_batch", 1, 1 << 16)?
                     .map_or(d.drop_batch, |n| n as u32),
@@ -318,7 +319,8 @@ fn parse_queue(
     }
 }
 
-fn parse_loss(l: &Table<'_>, flows: &Names) -> Result<LossSpec> {
+/// A loss model table (`loss = { kind = ... }`).
+pub(super) fn parse_loss(l: &Table<'_>, flows: &Names) -> Result<LossSpec> {
     let applies_to = match l.choice("applies_to", &["data", "ack", "all"])? {
         Some("data") => AppliesTo::Data,
         Some("ack") => AppliesTo::Ack,
@@ -506,40 +508,7 @@ pub(super) fn dir_json(d: &DirSpec, flows: &[FlowSpec]) -> Value {
             v
         }
     };
-    let losses: Vec<Value> = d
-        .losses
-        .iter()
-        .map(|l| {
-            let mut v = match &l.kind {
-                LossKind::Drop {
-                    flow,
-                    segments,
-                    packets,
-                } => {
-                    let mut v = json!({"kind": "drop", "segments": segments, "packets": packets});
-                    if let Some(f) = flow {
-                        v["flow"] = json!(flows[*f as usize].name);
-                    }
-                    v
-                }
-                LossKind::Uniform { p } => json!({"kind": "uniform", "p": p}),
-                LossKind::Ber { ber } => json!({"kind": "ber", "ber": ber}),
-                LossKind::GilbertElliott(c) => json!({
-                    "kind": "gilbert_elliott", "p_gb": c.p_gb, "p_bg": c.p_bg,
-                    "loss_good": c.loss_good, "loss_bad": c.loss_bad,
-                }),
-                LossKind::Periodic { every, offset } => {
-                    json!({"kind": "periodic", "every": every, "offset": offset})
-                }
-            };
-            v["applies_to"] = json!(match l.applies_to {
-                AppliesTo::Data => "data",
-                AppliesTo::Ack => "ack",
-                AppliesTo::All => "all",
-            });
-            v
-        })
-        .collect();
+    let losses: Vec<Value> = d.losses.iter().map(|l| loss_json(l, flows)).collect();
     let mut v = json!({
         "rate": fmt_rate(d.rate),
         "delay": fmt_duration(d.delay),
@@ -558,5 +527,37 @@ pub(super) fn dir_json(d: &DirSpec, flows: &[FlowSpec]) -> Value {
         };
         v["latency"]["reorder"] = json!(l.reorder);
     }
+    v
+}
+
+/// A loss model as the resolved scenario writes it.
+pub(super) fn loss_json(l: &LossSpec, flows: &[FlowSpec]) -> Value {
+    let mut v = match &l.kind {
+        LossKind::Drop {
+            flow,
+            segments,
+            packets,
+        } => {
+            let mut v = json!({"kind": "drop", "segments": segments, "packets": packets});
+            if let Some(f) = flow {
+                v["flow"] = json!(flows[*f as usize].name);
+            }
+            v
+        }
+        LossKind::Uniform { p } => json!({"kind": "uniform", "p": p}),
+        LossKind::Ber { ber } => json!({"kind": "ber", "ber": ber}),
+        LossKind::GilbertElliott(c) => json!({
+            "kind": "gilbert_elliott", "p_gb": c.p_gb, "p_bg": c.p_bg,
+            "loss_good": c.loss_good, "loss_bad": c.loss_bad,
+        }),
+        LossKind::Periodic { every, offset } => {
+            json!({"kind": "periodic", "every": every, "offset": offset})
+        }
+    };
+    v["applies_to"] = json!(match l.applies_to {
+        AppliesTo::Data => "data",
+        AppliesTo::Ack => "ack",
+        AppliesTo::All => "all",
+    });
     v
 }

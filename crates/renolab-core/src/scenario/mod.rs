@@ -1,7 +1,7 @@
 //! The scenario: the one contract between Python and Rust.
 //!
 //! A scenario arrives as TOML or JSON with the structure documented in `docs/scenario.md`
-//! (`[simulation]`, `[[link]]`, `[[flow]]`). [`Scenario::from_json_str`] and
+//! (`[simulation]`, `[[link]]`, `[[medium]]`, `[[flow]]`). [`Scenario::from_json_str`] and
 //! [`Scenario::from_toml_str`] validate it completely — every error names the field path and
 //! what is allowed — and resolve it into typed, unit-free settings the engine builds from.
 //! [`Scenario::to_json`] writes the resolved scenario back with every default made explicit.
@@ -10,6 +10,7 @@ mod error;
 mod flow;
 mod limits;
 mod link;
+mod medium;
 mod names;
 pub mod profile;
 pub mod reader;
@@ -20,10 +21,13 @@ pub use flow::{
     DEFAULT_ACK_EVERY, DEFAULT_CBR_PACKET_BYTES, FLOW_KINDS, MIN_SSTHRESH_SEGMENTS, VARIANTS,
 };
 pub use limits::{
-    Estimate, DEFAULT_MAX_EVENTS, DEFAULT_MAX_MEMORY, MAX_FLOWS, MAX_LINKS, MAX_NODES,
+    Estimate, DEFAULT_MAX_EVENTS, DEFAULT_MAX_MEMORY, MAX_FLOWS, MAX_LINKS, MAX_MEDIA, MAX_NODES,
     MIN_MAX_MEMORY,
 };
 pub use link::{LOSS_KINDS, QUEUE_KINDS};
+pub use medium::{
+    fmt_wifi_rate, MediumSpec, StationSpec, DEFAULT_STATION_QUEUE, MAX_MEDIUM_NODES, MEDIUM_KINDS,
+};
 use names::Names;
 pub use profile::{Profile, PROFILES};
 
@@ -283,10 +287,13 @@ pub struct Scenario {
     pub max_events: u64,
     /// Most memory (bytes) the run may need by the estimate of [`Scenario::estimate`].
     pub max_memory: u64,
-    /// Node names; indices are positions here (order of first appearance in links).
+    /// Node names; indices are positions here (order of first appearance in links, then in
+    /// media).
     pub nodes: Vec<String>,
     /// Links.
     pub links: Vec<LinkSpec>,
+    /// Shared media.
+    pub media: Vec<MediumSpec>,
     /// Flows.
     pub flows: Vec<FlowSpec>,
 }
@@ -309,7 +316,14 @@ impl Scenario {
     /// Validates a parsed document.
     pub fn from_value(doc: &Value) -> Result<Self> {
         let root = Table::new("", doc)?;
-        root.only(&["simulation", "link", "flow", "topology", "description"])?;
+        root.only(&[
+            "simulation",
+            "link",
+            "medium",
+            "flow",
+            "topology",
+            "description",
+        ])?;
         let generated = topology::expand(&root)?;
         if !generated.is_empty() {
             // Topology helpers stand for [[link]] tables: parse the document with them added.
@@ -328,10 +342,11 @@ impl Scenario {
         let sim = parse_simulation(root.table("simulation")?)?;
         let profile = sim.profile;
         let link_tables = root.tables("link")?;
-        if link_tables.is_empty() {
+        let medium_tables = root.tables("medium")?;
+        if link_tables.is_empty() && medium_tables.is_empty() {
             return Err(ScenarioError::new(
                 "link",
-                "at least one [[link]] is required",
+                "at least one [[link]] or [[medium]] is required",
             ));
         }
         let mut nodes = Names::default();
@@ -343,8 +358,18 @@ impl Scenario {
                 nodes.insert(name);
             }
         }
+        for t in &medium_tables {
+            for name in medium::node_names(t)? {
+                nodes.insert(name);
+            }
+        }
         let flow_tables = root.tables("flow")?;
-        limits::check_counts(nodes.len(), link_tables.len(), flow_tables.len())?;
+        limits::check_counts(
+            nodes.len(),
+            link_tables.len(),
+            medium_tables.len(),
+            flow_tables.len(),
+        )?;
         let mut flow_names = Names::default();
         for t in &flow_tables {
             let name = t.req_str("name")?;
@@ -367,9 +392,10 @@ impl Scenario {
             }
             links.push(link);
         }
+        let media = parse_media(&medium_tables, &nodes, &flow_names, &links)?;
         let flows = flow_tables
             .iter()
-            .map(|t| flow::parse_flow(t, &nodes, profile))
+            .map(|t| flow::parse_flow(t, &nodes, !media.is_empty(), profile))
             .collect::<Result<Vec<_>>>()?;
         if sim.duration.is_none() {
             if let Some(f) = flows.iter().find(|f| !f.is_finite()) {
@@ -391,6 +417,7 @@ impl Scenario {
             max_memory: sim.max_memory,
             nodes: nodes.into_vec(),
             links,
+            media,
             flows,
         };
         let routes = scenario.check_routes(&flow_tables)?;
@@ -399,24 +426,52 @@ impl Scenario {
     }
 
     fn check_routes(&self, flow_tables: &[Table<'_>]) -> Result<crate::net::Routes> {
-        let dirs: Vec<(u32, u32)> = self
-            .links
-            .iter()
-            .flat_map(|l| [(l.from, l.to), (l.to, l.from)])
-            .collect();
-        let routes = crate::net::Routes::compute(self.nodes.len(), &dirs);
+        let routes = self.routes();
+        let what = if self.media.is_empty() {
+            "the links"
+        } else {
+            "the links and media"
+        };
         for (f, t) in self.flows.iter().zip(flow_tables) {
             if routes.next_hop(f.src, f.dst).is_none() {
                 return Err(ScenarioError::new(
                     t.path(),
                     format!(
-                        "no route from {:?} to {:?}: the links do not connect them",
+                        "no route from {:?} to {:?}: {what} do not connect them",
                         self.nodes[f.src as usize], self.nodes[f.dst as usize]
                     ),
                 ));
             }
         }
         Ok(routes)
+    }
+
+    /// The routes between every pair of nodes, over the links (direction 2k is link k
+    /// forward, 2k + 1 its reverse) and the media.
+    pub fn routes(&self) -> crate::net::Routes {
+        let dirs: Vec<(u32, u32)> = self
+            .links
+            .iter()
+            .flat_map(|l| [(l.from, l.to), (l.to, l.from)])
+            .collect();
+        let media: Vec<Vec<u32>> = self.media.iter().map(MediumSpec::nodes).collect();
+        crate::net::Routes::with_media(self.nodes.len(), &dirs, &media)
+    }
+
+    /// Names of the places packets wait, in the numbering of the traces' `link` column:
+    /// the link directions (`"<link>"`, `"<link>/rev"`), then the stations of every medium
+    /// (`"<medium>/<node>"`).
+    pub fn place_names(&self) -> Vec<String> {
+        let dirs = self
+            .links
+            .iter()
+            .flat_map(|l| [l.name.clone(), format!("{}/rev", l.name)]);
+        let stations = self.media.iter().flat_map(|m| {
+            m.stations
+                .iter()
+                .map(|s| format!("{}/{}", m.name, self.nodes[s.node as usize]))
+        });
+        dirs.chain(stations).collect()
     }
 
     /// The resolved scenario as JSON, every default explicit, units normalised.
@@ -450,8 +505,51 @@ impl Scenario {
             .iter()
             .map(|f| flow::flow_json(f, &self.nodes))
             .collect();
-        json!({ "simulation": sim, "link": links, "flow": flows })
+        let mut doc = json!({ "simulation": sim, "link": links, "flow": flows });
+        if !self.media.is_empty() {
+            doc["medium"] = self
+                .media
+                .iter()
+                .map(|m| medium::medium_json(m, &self.nodes, &self.flows))
+                .collect();
+        }
+        doc
     }
+}
+
+/// The `[[medium]]` tables: names unique among media and links, and every station's name
+/// (`"<medium>/<node>"`) unlike any link direction's, since traces name both alike.
+fn parse_media(
+    tables: &[Table<'_>],
+    nodes: &Names,
+    flows: &Names,
+    links: &[LinkSpec],
+) -> Result<Vec<MediumSpec>> {
+    let mut names = Names::default();
+    let mut media = Vec::with_capacity(tables.len());
+    for t in tables {
+        let m = medium::parse_medium(t, nodes, flows)?;
+        if !names.insert(&m.name) || links.iter().any(|l| l.name == m.name) {
+            return Err(ScenarioError::new(
+                t.field("name"),
+                format!("duplicate name {:?}: a link or medium has it", m.name),
+            ));
+        }
+        for s in &m.stations {
+            let station = format!("{}/{}", m.name, nodes[s.node as usize]);
+            if links
+                .iter()
+                .any(|l| l.name == station || format!("{}/rev", l.name) == station)
+            {
+                return Err(ScenarioError::new(
+                    t.field("name"),
+                    format!("its station {station:?} has the name of a link direction"),
+                ));
+            }
+        }
+        media.push(m);
+    }
+    Ok(media)
 }
 
 fn merge(into: &mut Value, from: Value) {

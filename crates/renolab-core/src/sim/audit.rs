@@ -1,5 +1,6 @@
 //! The invariant audit (`--check-invariants`): packet conservation per flow, the window
-//! bounds, and in-order delivery, checked by scanning every queue and wire. Slow; for tests.
+//! bounds, and in-order delivery, checked by scanning every queue and wire, and every
+//! station's queue and frame on the air. Slow; for tests.
 
 use super::{Endpoints, Simulation};
 use crate::tcp::Window;
@@ -30,21 +31,29 @@ impl<T: Tracer> Simulation<T> {
         let network = &self.network;
         let mut data_in_network = vec![0u64; self.flows.len()];
         let mut acks_in_network = vec![0u64; self.flows.len()];
+        let mut count = |id| {
+            let packet = network.packet(id);
+            if packet.kind.is_forward() {
+                data_in_network[packet.flow as usize] += 1;
+            } else {
+                acks_in_network[packet.flow as usize] += 1;
+            }
+        };
         for link in network.dirs() {
             let on_wire = link.pipe.iter().map(|in_flight| in_flight.id);
-            for id in link.queue.iter().chain(on_wire) {
-                let packet = network.packet(id);
-                if packet.kind.is_forward() {
-                    data_in_network[packet.flow as usize] += 1;
-                } else {
-                    acks_in_network[packet.flow as usize] += 1;
-                }
+            link.queue.iter().chain(on_wire).for_each(&mut count);
+        }
+        // A station holds its waiting packets and, until it is delivered, the packet of the
+        // frame on the air.
+        for medium in network.media() {
+            for station in 0..medium.len() as u32 {
+                medium.packets(station).for_each(&mut count);
             }
         }
         let live: u64 = data_in_network.iter().chain(&acks_in_network).sum();
         if live != network.packets_alive() as u64 {
             return Err(InvariantViolation(format!(
-                "{} packets alive in the pool but {live} in queues and wires",
+                "{} packets alive in the pool but {live} in queues, wires and stations",
                 network.packets_alive()
             )));
         }

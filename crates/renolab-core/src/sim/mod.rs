@@ -23,7 +23,8 @@ mod run;
 pub use audit::InvariantViolation;
 pub use network::{Driver, FlowCounters, Network};
 pub use results::{
-    CcSeries, CwndSeries, FlowResult, LinkResult, RunOutput, RunSummary, SeqSeries, StopReason,
+    CcSeries, CwndSeries, FlowResult, LinkResult, RunOutput, RunSummary, SeqSeries, StationResult,
+    StopReason,
 };
 pub use run::{run, RunError};
 
@@ -53,7 +54,10 @@ pub struct Simulation<T: Tracer> {
 impl<T: Tracer> Simulation<T> {
     /// Builds the network and flows of `scenario`; nothing has happened yet.
     pub fn new(scenario: &Scenario, tracer: T) -> Self {
-        let network = Network::from_scenario(scenario);
+        let mut network = Network::from_scenario(scenario);
+        if T::ENABLED {
+            network.trace_media();
+        }
         let flows: Vec<Flow> = scenario
             .flows
             .iter()

@@ -27,6 +27,11 @@
 //! stateless queue starts serialising at once. Events exist only for the ends of
 //! serialisation on busy links and for arrivals at the far end of links (see
 //! [`crate::engine`]).
+//!
+//! Shared media live in the `wifi` child module: a packet whose next hop crosses a medium
+//! goes to `Network::enter_medium`, and [`Event::Medium`] to [`Network::on_medium`].
+
+mod wifi;
 
 use super::build;
 use crate::engine::{Event, Scheduler};
@@ -147,6 +152,8 @@ pub struct Network {
     queue_drops: Vec<(PacketId, QueueDrop)>,
     /// Indexed by [`Packet::flow`].
     counters: Vec<FlowCounters>,
+    /// Shared media.
+    media: wifi::Media,
 }
 
 impl Network {
@@ -170,7 +177,12 @@ impl Network {
                 &link.reverse,
             ));
         }
-        Network::new(dirs, scenario.nodes.len(), scenario.flows.len())
+        let mut network = Network::new(dirs, scenario.nodes.len(), scenario.flows.len());
+        if !scenario.media.is_empty() {
+            network.media = wifi::Media::from_scenario(scenario);
+            network.routes = scenario.routes();
+        }
+        network
     }
 
     /// A network of `nodes` nodes joined by `dirs` (routes by fewest hops), carrying the
@@ -183,7 +195,18 @@ impl Network {
             dirs,
             queue_drops: Vec::new(),
             counters: vec![FlowCounters::default(); flows],
+            media: wifi::Media::default(),
         }
+    }
+
+    /// The shared media, in order.
+    pub fn media(&self) -> &[crate::net::wifi::Medium] {
+        self.media.list()
+    }
+
+    /// Makes the media record what happens on their air, for a driver whose tracer records.
+    pub fn trace_media(&mut self) {
+        self.media.set_tracing(true);
     }
 
     /// The link directions, in order.
@@ -309,7 +332,12 @@ impl Network {
             return;
         }
         match network.routes.next_hop(node, dst) {
-            Some(dir) => Network::enqueue(driver, now, dir, id),
+            // Codes past the link directions cross a medium. (The comparison also spares
+            // `enqueue` its bounds check: it costs nothing.)
+            Some(dir) if (dir as usize) < network.dirs.len() => {
+                Network::enqueue(driver, now, dir, id)
+            }
+            Some(medium_hop) => Network::enter_medium(driver, now, node, medium_hop, id),
             // Validation guarantees a route for every flow; be safe all the same.
             None => Network::drop_packet(driver, now, id, None),
         }
@@ -442,7 +470,7 @@ impl Network {
         sched.schedule_reserved(at, seq, Event::TxEnd { dir });
     }
 
-    /// Drops packet `id`, on link direction `at.0` for cause `at.1` when known.
+    /// Drops packet `id`, on link direction (or station) `at.0` for cause `at.1` when known.
     fn drop_packet<D: Driver>(
         driver: &mut D,
         now: SimTime,

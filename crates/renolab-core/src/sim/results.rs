@@ -1,4 +1,5 @@
-//! What a run reports: one row per flow, one per link direction, and a summary.
+//! What a run reports: one row per flow, one per link direction, one per station of a
+//! shared medium, and a summary.
 
 use super::{Endpoints, Simulation};
 use crate::time::SimTime;
@@ -119,6 +120,21 @@ pub struct LinkResult {
     pub max_queue: u64,
 }
 
+/// Per-station results of a shared medium.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StationResult {
+    /// `"<medium>/<node>"`: the name the traces give the station.
+    pub station: String,
+    /// Medium name.
+    pub medium: String,
+    /// Node name.
+    pub node: String,
+    /// The MAC's counters.
+    pub stats: crate::net::wifi::StationStats,
+    /// Fraction of the run spent transmitting.
+    pub airtime_share: f64,
+}
+
 /// Whole-run figures.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSummary {
@@ -145,6 +161,8 @@ pub struct RunOutput {
     pub flows: Vec<FlowResult>,
     /// One row per link direction.
     pub links: Vec<LinkResult>,
+    /// One row per station of a shared medium, medium by medium.
+    pub stations: Vec<StationResult>,
     /// Summary.
     pub summary: RunSummary,
     /// The recorded traces: name, record layout (field name, numpy dtype), records.
@@ -371,6 +389,24 @@ pub(super) fn collect<T: Tracer>(
             max_queue: dir.stats.max_queue,
         })
         .collect();
+    let stations = sim
+        .network
+        .media()
+        .iter()
+        .flat_map(|medium| {
+            (0..medium.len() as u32).map(move |station| {
+                let node = sim.node_names[medium.node(station) as usize].clone();
+                let stats = *medium.stats(station);
+                StationResult {
+                    station: format!("{}/{node}", medium.name),
+                    medium: medium.name.clone(),
+                    node,
+                    stats,
+                    airtime_share: (stats.airtime_ns as f64 / run_ns).min(1.0),
+                }
+            })
+        })
+        .collect();
     let summary = RunSummary {
         seed: sim.seed,
         events: sim.sched.events_fired(),
@@ -383,6 +419,7 @@ pub(super) fn collect<T: Tracer>(
     RunOutput {
         flows,
         links,
+        stations,
         summary,
         traces: Vec::new(),
     }

@@ -90,7 +90,10 @@ fn pcap_set(scenario: &Scenario, dir: &std::path::Path) -> Result<PcapSet, Strin
         })
         .collect();
     let names: Vec<String> = scenario.links.iter().map(|l| l.name.clone()).collect();
-    PcapSet::create(dir, &names, flows)
+    let mut set = PcapSet::create(dir, &names, flows)?;
+    let media: Vec<String> = scenario.media.iter().map(|m| m.name.clone()).collect();
+    set.add_media(dir, &media)?;
+    Ok(set)
 }
 
 /// Why a run could not complete.
@@ -167,6 +170,7 @@ impl<T: Tracer> Simulation<T> {
                 Event::ReceiverTimer { flow } => self.on_receiver_timer(now, flow),
                 Event::Stop if self.stop_when_finished => return Ok(StopReason::TimeLimit),
                 Event::Stop => return Ok(StopReason::Duration),
+                Event::Medium { medium } => Network::on_medium(self, now, medium),
             }
             if AUDIT {
                 self.audit()?;

@@ -11,6 +11,7 @@ pub mod sink;
 use std::path::{Path, PathBuf};
 
 use crate::loss::LossCause;
+use crate::net::wifi::AirFrame;
 use crate::net::{Packet, PacketKind};
 use crate::queue::QueueDrop;
 use crate::tcp::cc::CcState;
@@ -53,6 +54,8 @@ pub enum DropCause {
     Burst = 5,
     /// A deterministic drop list.
     Scripted = 6,
+    /// A station of a medium gave the frame up after its retry limit.
+    RetryLimit = 7,
 }
 
 impl From<QueueDrop> for DropCause {
@@ -88,6 +91,9 @@ pub enum HopEvent {
     Receive = 2,
     /// `d`: dropped.
     Drop = 3,
+    /// A station of a medium starts sending a frame again (a link-layer retry; ns-2 would
+    /// write `-` again).
+    Retry = 4,
 }
 
 /// Code of a packet kind in trace records: 0 data, 1 ack, 2 syn, 3 synack, 4 datagram.
@@ -104,11 +110,11 @@ pub fn kind_code(kind: PacketKind) -> u8 {
 /// Names of the `seq` trace's `event` codes, indexed by [`SeqEvent`] `as usize`.
 pub const SEQ_EVENT_NAMES: [&str; 5] = ["sent", "retransmitted", "acked", "dropped", "ack_dropped"];
 /// Names of the `hops` trace's `event` codes, indexed by [`HopEvent`] `as usize`.
-pub const HOP_EVENT_NAMES: [&str; 4] = ["enqueue", "dequeue", "receive", "drop"];
+pub const HOP_EVENT_NAMES: [&str; 5] = ["enqueue", "dequeue", "receive", "drop", "retry"];
 /// Names of the packet kinds, indexed by [`kind_code`].
 pub const PACKET_KIND_NAMES: [&str; 5] = ["data", "ack", "syn", "synack", "datagram"];
 /// Names of the drop causes, indexed by [`DropCause`] `as usize`.
-pub const DROP_CAUSE_NAMES: [&str; 7] = [
+pub const DROP_CAUSE_NAMES: [&str; 8] = [
     "overflow",
     "early",
     "aqm",
@@ -116,6 +122,7 @@ pub const DROP_CAUSE_NAMES: [&str; 7] = [
     "random",
     "burst",
     "scripted",
+    "retry_limit",
 ];
 
 /// The coded columns of the traces, `(trace, column, names of the codes in code order)`:
@@ -155,10 +162,15 @@ pub trait Tracer {
     fn marked(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64, packet: &Packet);
     /// A packet was dropped on link direction `link`.
     fn dropped(&mut self, now: SimTime, link: u32, packet: &Packet, cause: DropCause);
-    /// A packet passed a point of link direction `link`; `uid` identifies it while it lives.
+    /// A packet passed a point of link direction `link` (or of a medium's station: the
+    /// stations are numbered after the link directions); `uid` identifies it while it lives.
     fn hop(&mut self, now: SimTime, link: u32, event: HopEvent, packet: &Packet, uid: u32);
     /// A flow's congestion controller changed state (see [`CcState`]).
     fn cc_changed(&mut self, now: SimTime, flow: u32, state: &CcState);
+    /// A frame went on the air of medium `medium`, from node `from` to node `to` (for
+    /// captures). Ignored unless a tracer records it.
+    #[inline(always)]
+    fn air_frame(&mut self, _medium: u32, _frame: &AirFrame, _from: u32, _to: u32) {}
 }
 
 /// Records nothing, costs nothing.
@@ -299,7 +311,8 @@ pub struct TraceRequest {
     pub names: Vec<String>,
     /// Stream trace records to files in this directory instead of memory.
     pub dir: Option<PathBuf>,
-    /// Write pcap files (one per link, both directions) into this directory.
+    /// Write pcap files (one per link, both directions, and one per medium) into this
+    /// directory.
     pub pcap_dir: Option<PathBuf>,
     /// Cap on a trace kept in memory, bytes (`None`: [`DEFAULT_MEMORY_LIMIT`]).
     pub memory_limit: Option<u64>,
@@ -508,6 +521,12 @@ impl Tracer for Recorder {
         }
     }
 
+    fn air_frame(&mut self, medium: u32, frame: &AirFrame, from: u32, to: u32) {
+        if let Some(pcap) = &mut self.pcap {
+            pcap.record_air(medium, frame, from, to);
+        }
+    }
+
     fn cc_changed(&mut self, now: SimTime, flow: u32, c: &CcState) {
         if let Some(s) = &mut self.cc {
             let nan = f64::NAN;
@@ -548,6 +567,7 @@ mod tests {
             (HopEvent::Dequeue, "dequeue"),
             (HopEvent::Receive, "receive"),
             (HopEvent::Drop, "drop"),
+            (HopEvent::Retry, "retry"),
         ];
         for (event, name) in hops {
             assert_eq!(HOP_EVENT_NAMES[event as usize], name);
@@ -570,6 +590,7 @@ mod tests {
             (DropCause::Random, "random"),
             (DropCause::Burst, "burst"),
             (DropCause::Scripted, "scripted"),
+            (DropCause::RetryLimit, "retry_limit"),
         ];
         for (cause, name) in causes {
             assert_eq!(DROP_CAUSE_NAMES[cause as usize], name);

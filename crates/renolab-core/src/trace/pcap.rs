@@ -1,8 +1,12 @@
 //! pcap files of simulated traffic: one file per link (both directions), packets recorded as
-//! they start transmission, with real IPv4/TCP/UDP headers built from the typed packet.
+//! they start transmission, with real IPv4/TCP/UDP headers built from the typed packet; and
+//! one file per shared medium, every frame on its air as an 802.11 capture would show it.
 //!
-//! Classic libpcap format with nanosecond timestamps (magic `a1b23c4d`) and link type
-//! LINKTYPE_RAW (101: the packet starts with its IPv4 header). Sequence and ACK numbers are
+//! Classic libpcap format with nanosecond timestamps (magic `a1b23c4d`). A link's file has
+//! link type LINKTYPE_RAW (101: the packet starts with its IPv4 header). A medium's has
+//! LINKTYPE_IEEE802_11_RADIOTAP (127): a radiotap header (flags, rate, data retries), then
+//! the 802.11 frame without its FCS: data frames (with the Retry bit on retransmissions,
+//! their sequence number, LLC/SNAP and the IPv4 packet), Acks, RTSs and CTSs. Sequence and ACK numbers are
 //! byte offsets (initial sequence number 0, so the first data byte is 1, as after a SYN);
 //! ACKs carry their SACK blocks as a real SACK option; IPv4 and TCP checksums are correct;
 //! payload bytes are zeros. Wireshark's TCP analysis then sees retransmissions, duplicate
@@ -13,6 +17,7 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use crate::net::headers::{IPV4_HEADER_BYTES, TCP_HEADER_BYTES, UDP_HEADER_BYTES};
+use crate::net::wifi::{AirFrame, FrameKind};
 use crate::net::{link_of, Packet, PacketKind};
 use crate::time::SimTime;
 
@@ -24,6 +29,21 @@ const PCAP_VERSION: (u16, u16) = (2, 4);
 const SNAPLEN: u32 = 65_535;
 /// Link type: the packet starts with its IPv4 header.
 const LINKTYPE_RAW: u32 = 101;
+/// Link type: a radiotap header, then an 802.11 frame.
+const LINKTYPE_IEEE802_11_RADIOTAP: u32 = 127;
+/// Radiotap (radiotap.org): version 0; present fields Flags (bit 1, u8), Rate (bit 2, u8,
+/// in 500 kb/s) and Data Retries (bit 17, u8), each byte-aligned, after the 8-byte header.
+const RADIOTAP_PRESENT: u32 = (1 << 1) | (1 << 2) | (1 << 17);
+const RADIOTAP_BYTES: u16 = 8 + 3;
+/// 802.11 frame control, first byte (9.2.4.1): type and subtype of data, Ack, CTS, RTS.
+const FC_DATA: u8 = 0x08;
+const FC_ACK: u8 = 0xd4;
+const FC_CTS: u8 = 0xc4;
+const FC_RTS: u8 = 0xb4;
+/// Frame control, second byte: the Retry bit.
+const FC_RETRY: u8 = 0x08;
+/// LLC/SNAP header of an IPv4 packet: DSAP, SSAP, control, OUI 0, EtherType 0x0800.
+const LLC_SNAP_IPV4: [u8; 8] = [0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00];
 /// Bytes of the file header and of each record's header.
 const FILE_HEADER_BYTES: usize = 24;
 const RECORD_HEADER_BYTES: usize = 16;
@@ -121,11 +141,69 @@ pub fn flow_source(index: usize, src: u32) -> ([u8; 4], u16) {
     (ip, port as u16)
 }
 
+/// The MAC address of node `index`: locally administered, 02:00:00 then `index + 1` in
+/// three bytes (the same number as its IPv4 address's last three bytes).
+pub fn node_mac(index: u32) -> [u8; 6] {
+    let n = index + 1;
+    [0x02, 0, 0, (n >> 16) as u8, (n >> 8) as u8, n as u8]
+}
+
+/// The BSSID of medium `index`: 02:ff, then `index` in four bytes.
+pub fn medium_bssid(index: u32) -> [u8; 6] {
+    let [a, b, c, d] = index.to_be_bytes();
+    [0x02, 0xff, a, b, c, d]
+}
+
+/// Opens `<dir>/<name>.pcap` and writes a file header for `linktype`.
+fn create_file(
+    dir: &std::path::Path,
+    name: &str,
+    linktype: u32,
+) -> Result<(PathBuf, BufWriter<File>), String> {
+    let path = dir.join(format!("{}.pcap", name.replace('/', "_")));
+    let f =
+        File::create(&path).map_err(|e| format!("pcap: cannot create {}: {e}", path.display()))?;
+    let mut w = BufWriter::new(f);
+    let mut header = Vec::with_capacity(FILE_HEADER_BYTES);
+    header.extend_from_slice(&PCAP_MAGIC_NS.to_le_bytes());
+    header.extend_from_slice(&PCAP_VERSION.0.to_le_bytes());
+    header.extend_from_slice(&PCAP_VERSION.1.to_le_bytes());
+    header.extend_from_slice(&0i32.to_le_bytes()); // GMT
+    header.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
+    header.extend_from_slice(&SNAPLEN.to_le_bytes());
+    header.extend_from_slice(&linktype.to_le_bytes());
+    w.write_all(&header)
+        .map_err(|e| format!("pcap: cannot write {}: {e}", path.display()))?;
+    Ok((path, w))
+}
+
+/// Appends one record (`bytes`, captured at `now`) to `file`.
+fn write_record(
+    file: &mut (PathBuf, BufWriter<File>),
+    now: SimTime,
+    bytes: &[u8],
+) -> Result<(), String> {
+    let (path, w) = file;
+    let len = bytes.len().min(SNAPLEN as usize) as u32;
+    let mut rec = [0u8; RECORD_HEADER_BYTES];
+    rec[..4].copy_from_slice(&((now.0 / 1_000_000_000) as u32).to_le_bytes());
+    rec[4..8].copy_from_slice(&((now.0 % 1_000_000_000) as u32).to_le_bytes());
+    rec[8..12].copy_from_slice(&len.to_le_bytes());
+    rec[12..16].copy_from_slice(&(bytes.len() as u32).to_le_bytes());
+    w.write_all(&rec)
+        .and_then(|_| w.write_all(&bytes[..len as usize]))
+        .map_err(|e| format!("pcap: cannot write {}: {e}", path.display()))
+}
+
 /// The open pcap files of a run.
 #[derive(Debug)]
 pub struct PcapSet {
     /// One writer per link (directions 2k and 2k+1 share file k).
     files: Vec<(PathBuf, BufWriter<File>)>,
+    /// One writer per medium.
+    media: Vec<(PathBuf, BufWriter<File>)>,
+    /// The 802.11 frame being built (the IPv4 packet is built in `scratch`).
+    frame: Vec<u8>,
     flows: Vec<PcapFlow>,
     ip_id: Vec<u16>,
     scratch: Vec<u8>,
@@ -160,27 +238,15 @@ impl PcapSet {
     ) -> Result<Self, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("pcap: cannot create {}: {e}", dir.display()))?;
-        let mut files = Vec::with_capacity(links.len());
-        for name in links {
-            let path = dir.join(format!("{}.pcap", name.replace('/', "_")));
-            let f = File::create(&path)
-                .map_err(|e| format!("pcap: cannot create {}: {e}", path.display()))?;
-            let mut w = BufWriter::new(f);
-            let mut header = Vec::with_capacity(FILE_HEADER_BYTES);
-            header.extend_from_slice(&PCAP_MAGIC_NS.to_le_bytes());
-            header.extend_from_slice(&PCAP_VERSION.0.to_le_bytes());
-            header.extend_from_slice(&PCAP_VERSION.1.to_le_bytes());
-            header.extend_from_slice(&0i32.to_le_bytes()); // GMT
-            header.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
-            header.extend_from_slice(&SNAPLEN.to_le_bytes());
-            header.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
-            w.write_all(&header)
-                .map_err(|e| format!("pcap: cannot write {}: {e}", path.display()))?;
-            files.push((path, w));
-        }
+        let files = links
+            .iter()
+            .map(|name| create_file(dir, name, LINKTYPE_RAW))
+            .collect::<Result<Vec<_>, String>>()?;
         let n = flows.len();
         Ok(PcapSet {
             files,
+            media: Vec::new(),
+            frame: Vec::new(),
             flows,
             ip_id: vec![0; n],
             scratch: Vec::with_capacity(2048),
@@ -188,11 +254,72 @@ impl PcapSet {
         })
     }
 
-    /// Records `p` starting transmission on link direction `dir` at `now`.
+    /// Also creates `<dir>/<medium name>.pcap` for every medium in `media`, in order.
+    pub fn add_media(&mut self, dir: &std::path::Path, media: &[String]) -> Result<(), String> {
+        for name in media {
+            self.media
+                .push(create_file(dir, name, LINKTYPE_IEEE802_11_RADIOTAP)?);
+        }
+        Ok(())
+    }
+
+    /// Records `p` starting transmission on link direction `dir` at `now` (a place past the
+    /// links' directions, a medium's station, has no file: its frames go to the medium's).
     pub fn record(&mut self, now: SimTime, dir: u32, p: &Packet) {
-        if self.error.is_some() {
+        if self.error.is_some() || link_of(dir) as usize >= self.files.len() {
             return;
         }
+        self.build_datagram(p);
+        let datagram = std::mem::take(&mut self.scratch);
+        self.record_raw(now, dir, &datagram);
+        self.scratch = datagram;
+    }
+
+    /// Records `frame`, from node `from` to node `to`, on the air of medium `medium`.
+    pub fn record_air(&mut self, medium: u32, frame: &AirFrame, from: u32, to: u32) {
+        if self.error.is_some() || medium as usize >= self.media.len() {
+            return;
+        }
+        if let Some(p) = &frame.packet {
+            self.build_datagram(p);
+        }
+        let f = &mut self.frame;
+        f.clear();
+        f.extend_from_slice(&[0, 0]); // radiotap version, padding
+        f.extend_from_slice(&RADIOTAP_BYTES.to_le_bytes());
+        f.extend_from_slice(&RADIOTAP_PRESENT.to_le_bytes());
+        f.push(0); // flags: no FCS at the end, long preamble
+        f.push((frame.bps / 500_000) as u8);
+        f.push(u8::from(frame.retry));
+        let first = match frame.kind {
+            FrameKind::Data => FC_DATA,
+            FrameKind::Ack => FC_ACK,
+            FrameKind::Cts => FC_CTS,
+            FrameKind::Rts => FC_RTS,
+        };
+        f.push(first);
+        f.push(if frame.retry { FC_RETRY } else { 0 });
+        f.extend_from_slice(&(frame.nav_us.min(32_767) as u16).to_le_bytes());
+        f.extend_from_slice(&node_mac(to)); // receiver address
+        match frame.kind {
+            FrameKind::Ack | FrameKind::Cts => {}
+            FrameKind::Rts => f.extend_from_slice(&node_mac(from)),
+            FrameKind::Data => {
+                // Neither to nor from a DS: address 3 is the BSSID (9.3.2.1, Table 9-30).
+                f.extend_from_slice(&node_mac(from));
+                f.extend_from_slice(&medium_bssid(medium));
+                f.extend_from_slice(&(frame.seq << 4).to_le_bytes());
+                f.extend_from_slice(&LLC_SNAP_IPV4);
+                f.extend_from_slice(&self.scratch);
+            }
+        }
+        if let Err(e) = write_record(&mut self.media[medium as usize], frame.start, &self.frame) {
+            self.error = Some(e);
+        }
+    }
+
+    /// Builds the IPv4 packet of `p` into `scratch`.
+    fn build_datagram(&mut self, p: &Packet) {
         let flow = self.flows[p.flow as usize];
         let forward = p.kind.is_forward();
         let (src, dst) = if forward {
@@ -298,10 +425,6 @@ impl PcapSet {
         let c = checksum_fold(checksum_add(0, ip)).to_be_bytes();
         ip[10] = c[0];
         ip[11] = c[1];
-
-        let datagram = std::mem::take(&mut self.scratch);
-        self.record_raw(now, dir, &datagram);
-        self.scratch = datagram;
     }
 
     /// Records a packet given as its real bytes (an IPv4 datagram), starting transmission on
@@ -311,18 +434,8 @@ impl PcapSet {
         if self.error.is_some() {
             return;
         }
-        let (path, w) = &mut self.files[link_of(dir) as usize];
-        let len = datagram.len().min(65_535) as u32;
-        let mut rec = [0u8; RECORD_HEADER_BYTES];
-        rec[..4].copy_from_slice(&((now.0 / 1_000_000_000) as u32).to_le_bytes());
-        rec[4..8].copy_from_slice(&((now.0 % 1_000_000_000) as u32).to_le_bytes());
-        rec[8..12].copy_from_slice(&len.to_le_bytes());
-        rec[12..16].copy_from_slice(&(datagram.len() as u32).to_le_bytes());
-        if let Err(e) = w
-            .write_all(&rec)
-            .and_then(|_| w.write_all(&datagram[..len as usize]))
-        {
-            self.error = Some(format!("pcap: cannot write {}: {e}", path.display()));
+        if let Err(e) = write_record(&mut self.files[link_of(dir) as usize], now, datagram) {
+            self.error = Some(e);
         }
     }
 
@@ -331,7 +444,7 @@ impl PcapSet {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        for (path, w) in &mut self.files {
+        for (path, w) in self.files.iter_mut().chain(&mut self.media) {
             w.flush()
                 .map_err(|e| format!("pcap: cannot write {}: {e}", path.display()))?;
         }

@@ -381,7 +381,10 @@ impl Driver {
                     }
                 }
                 Event::CbrSend { flow } => self.on_cbr_send(at, flow),
-                Event::SenderTimer { .. } | Event::ReceiverTimer { .. } | Event::Stop => {}
+                Event::SenderTimer { .. }
+                | Event::ReceiverTimer { .. }
+                | Event::Stop
+                | Event::Medium { .. } => {}
             }
         }
     }

@@ -589,6 +589,7 @@ fn collect(
     RunOutput {
         flows,
         links,
+        stations: Vec::new(),
         summary,
         traces: Vec::new(),
     }

@@ -1,12 +1,19 @@
 //! The estimate behind the limits: events, packets, the peak of packets alive and the memory
-//! a run could need, added up flow by flow ([`super::flow_load`]) and direction by direction.
+//! a run could need, added up flow by flow ([`super::flow_load`]) and place by place.
+//!
+//! The places packets wait are numbered as the traces number them: link directions first,
+//! then every medium's stations ([`Places`]).
 
 use super::flow_load::FlowLoad;
 use super::human_secs;
 use crate::loss::LatencyDist;
-use crate::net::{is_forward, link_of, Packet, Routes, DIRS_PER_LINK};
+use crate::net::{is_forward, link_of, Hop, Packet, Routes, DIRS_PER_LINK};
 use crate::queue::QueueLimit;
-use crate::scenario::{fmt_duration, fmt_rate, DirSpec, LinkSpec, QueueSpec, Scenario};
+use crate::scenario::{
+    fmt_duration, fmt_rate, DirSpec, LinkSpec, MediumSpec, QueueSpec, Scenario, StationSpec,
+};
+use crate::time::SimDuration;
+use crate::units::BitsPerSec;
 
 /// Bytes per entry of the routing table (nodes x nodes next hops, `u32` each).
 const ROUTE_ENTRY_BYTES: f64 = std::mem::size_of::<u32>() as f64;
@@ -19,6 +26,9 @@ const FLOW_BYTES: f64 = 2048.0;
 const DIR_BYTES: f64 = 1024.0;
 /// Bytes per FQ-CoDel sub-queue.
 const FQ_FLOW_BYTES: f64 = 96.0;
+/// Events a packet costs crossing a medium: the contention it wins, the end of its data
+/// frame and of its Ack (the estimate assumes neither RTS/CTS nor retries: it errs low).
+const EVENTS_PER_FRAME: f64 = 3.0;
 
 /// Rough figures for a run of a scenario, computed before it starts.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -64,38 +74,132 @@ impl Estimate {
     }
 }
 
-/// Direction `d` of the directions routing numbers.
-pub(super) fn dir(links: &[LinkSpec], d: u32) -> &DirSpec {
-    let link = &links[link_of(d) as usize];
-    if is_forward(d) {
-        &link.forward
-    } else {
-        &link.reverse
-    }
+/// The places packets wait: link directions (their queue and wire), then stations of
+/// media (their interface queue), numbered as the traces' `link` column numbers them.
+pub(super) struct Places<'a> {
+    links: &'a [LinkSpec],
+    media: &'a [MediumSpec],
+    /// Number of link directions.
+    dirs: u32,
+    /// Place of each medium's first station.
+    bases: Vec<u32>,
 }
 
-/// Path of direction `d`'s settings in the document.
-fn dir_path(d: u32) -> String {
-    if is_forward(d) {
-        format!("link[{}]", link_of(d))
-    } else {
-        format!("link[{}].reverse", link_of(d))
-    }
+/// What a place does to the packets that wait there.
+pub(super) struct Place<'a> {
+    /// Rate it sends at (a medium's data rate, an upper bound of what its MAC carries).
+    pub rate: BitsPerSec,
+    /// Propagation delay (none on a medium).
+    pub delay: SimDuration,
+    /// Its queue.
+    pub queue: QueueSpec,
+    /// Events a packet costs crossing it, arrivals and transmission steps.
+    pub events: f64,
+    /// The link direction, if the place is one.
+    pub dir: Option<&'a DirSpec>,
 }
 
-/// The directions a packet takes from `from` to `to` (empty when there is no route).
-pub(super) fn path(routes: &Routes, links: &[LinkSpec], from: u32, to: u32) -> Vec<u32> {
-    let mut hops = Vec::new();
-    let mut at = from;
-    while let Some(d) = routes.next_hop(at, to) {
-        hops.push(d);
-        let l = &links[link_of(d) as usize];
-        at = if is_forward(d) { l.to } else { l.from };
-        if hops.len() > links.len() * DIRS_PER_LINK {
-            break; // a routing loop cannot happen with BFS routes; be safe all the same
+impl<'a> Places<'a> {
+    pub(super) fn new(scenario: &'a Scenario) -> Self {
+        let mut bases = Vec::with_capacity(scenario.media.len());
+        let dirs = (scenario.links.len() * DIRS_PER_LINK) as u32;
+        let mut next = dirs;
+        for m in &scenario.media {
+            bases.push(next);
+            next += m.stations.len() as u32;
+        }
+        Places {
+            links: &scenario.links,
+            media: &scenario.media,
+            dirs,
+            bases,
         }
     }
-    hops
+
+    /// Number of places.
+    pub(super) fn len(&self) -> usize {
+        self.dirs as usize + self.media.iter().map(|m| m.stations.len()).sum::<usize>()
+    }
+
+    /// The medium and station of place `p`, a station.
+    fn station(&self, p: u32) -> (&'a MediumSpec, usize, &'a StationSpec) {
+        let m = self.bases.partition_point(|&b| b <= p) - 1;
+        let position = (p - self.bases[m]) as usize;
+        (&self.media[m], m, &self.media[m].stations[position])
+    }
+
+    /// What place `p` does.
+    pub(super) fn get(&self, p: u32) -> Place<'a> {
+        if p < self.dirs {
+            let link = &self.links[link_of(p) as usize];
+            let d = if is_forward(p) {
+                &link.forward
+            } else {
+                &link.reverse
+            };
+            return Place {
+                rate: d.rate,
+                delay: d.delay,
+                queue: d.queue,
+                events: 1.0,
+                dir: Some(d),
+            };
+        }
+        let (medium, _, station) = self.station(p);
+        Place {
+            rate: medium.data_rate,
+            delay: SimDuration::ZERO,
+            queue: QueueSpec::DropTail {
+                limit: station.queue,
+                counts_transmitting: true,
+                ecn_threshold: None,
+            },
+            events: EVENTS_PER_FRAME,
+            dir: None,
+        }
+    }
+
+    /// Path of place `p`'s settings in the document, and of its queue's limit.
+    fn paths(&self, p: u32, nodes: &[String]) -> (String, String) {
+        if p < self.dirs {
+            let dir = if is_forward(p) {
+                format!("link[{}]", link_of(p))
+            } else {
+                format!("link[{}].reverse", link_of(p))
+            };
+            let queue = format!("{dir}.queue.limit");
+            return (dir, queue);
+        }
+        let (_, m, station) = self.station(p);
+        let at = format!("medium[{m}].station.{}", nodes[station.node as usize]);
+        let queue = format!("{at}.queue.limit");
+        (at, queue)
+    }
+
+    /// The places a packet waits in from `from` to `to` (empty when there is no route).
+    pub(super) fn path(&self, routes: &Routes, from: u32, to: u32) -> Vec<u32> {
+        let mut places = Vec::new();
+        let mut at = from;
+        while let Some(hop) = routes.hop(at, to) {
+            match hop {
+                Hop::Link(d) => {
+                    places.push(d);
+                    let l = &self.links[link_of(d) as usize];
+                    at = if is_forward(d) { l.to } else { l.from };
+                }
+                Hop::Medium(h) => {
+                    let medium = &self.media[h.medium as usize];
+                    let station = medium.station_of(at).expect("a hop leaves from its node");
+                    places.push(self.bases[h.medium as usize] + station);
+                    at = h.node;
+                }
+            }
+            if places.len() > self.len() {
+                break; // a routing loop cannot happen with BFS routes; be safe all the same
+            }
+        }
+        places
+    }
 }
 
 /// Most packets a queue can hold when its smallest packets are `min_size` bytes.
@@ -117,9 +221,9 @@ pub(super) fn queue_packets(q: &QueueSpec, min_size: f64) -> f64 {
     }
 }
 
-/// Longest extra latency a direction adds, seconds (a normal's mean plus six deviations).
-fn max_latency_s(d: &DirSpec) -> f64 {
-    match d.latency.map(|l| l.dist) {
+/// Longest extra latency a place adds, seconds (a normal's mean plus six deviations).
+fn max_latency_s(place: &Place<'_>) -> f64 {
+    match place.dir.and_then(|d| d.latency).map(|l| l.dist) {
         None => 0.0,
         Some(LatencyDist::Fixed(x)) => x.as_secs_f64(),
         Some(LatencyDist::Uniform { hi, .. }) => hi.as_secs_f64(),
@@ -138,25 +242,21 @@ fn sat(x: f64) -> u64 {
 impl Scenario {
     /// Rough figures for a run of this scenario: events, packets, peak packets, memory.
     pub fn estimate(&self) -> Estimate {
-        let dirs: Vec<(u32, u32)> = self
-            .links
-            .iter()
-            .flat_map(|l| [(l.from, l.to), (l.to, l.from)])
-            .collect();
-        let routes = Routes::compute(self.nodes.len(), &dirs);
-        self.estimate_with(&routes)
+        self.estimate_with(&self.routes())
     }
 
     pub(in crate::scenario) fn estimate_with(&self, routes: &Routes) -> Estimate {
         let end_s = self.duration.unwrap_or(self.time_limit).as_secs_f64();
+        let places = Places::new(self);
+        let n_places = places.len();
         let n_dirs = self.links.len() * DIRS_PER_LINK;
         let mut est = Estimate::default();
         let (mut events, mut data_packets, mut acks, mut hops) = (0.0, 0.0, 0.0, 0.0);
         let mut worst_events = 0.0f64;
         // Smallest packet seen on each direction (for byte limits and wire capacity), and
         // packets the flows crossing it can have in the network at once.
-        let mut min_size = vec![f64::INFINITY; n_dirs];
-        let mut traffic = vec![0.0f64; n_dirs];
+        let mut min_size = vec![f64::INFINITY; n_places];
+        let mut traffic = vec![0.0f64; n_places];
         let mut flows_bound = 0.0;
         for (i, f) in self.flows.iter().enumerate() {
             let FlowLoad {
@@ -170,7 +270,7 @@ impl Scenario {
                 blame,
                 own_events,
                 segments_blame,
-            } = self.flow_load(i, f, routes, end_s, &mut min_size);
+            } = self.flow_load(i, f, &places, routes, end_s, &mut min_size);
             if est.segments_blame.is_none() {
                 est.segments_blame = segments_blame;
             }
@@ -185,8 +285,9 @@ impl Scenario {
             // An arrival at the end of every hop, plus a send event per CBR packet or TCP
             // timeout (other TCP sends ride on ACK arrivals). Transmission ends where packets
             // queue and other timers come on top: the estimate errs low.
+            let per_packet = |path: &[u32]| path.iter().map(|&p| places.get(p).events).sum::<f64>();
             let flow_events =
-                own_events + carried * data.len() as f64 + acked * ack_path.len() as f64;
+                own_events + carried * per_packet(&data) + acked * per_packet(&ack_path);
             events += flow_events;
             data_packets += sent;
             acks += acked;
@@ -208,7 +309,8 @@ impl Scenario {
         est.acks = sat(acks);
         est.hops = sat(hops);
 
-        let (peak, dir_bytes, memory_blame) = self.peak_by_direction(&min_size, &traffic, end_s);
+        let (peak, dir_bytes, memory_blame) =
+            self.peak_by_place(&places, &min_size, &traffic, end_s);
         // Plus the one arrival a queue is judging (it is alive until refused).
         let peak = peak.min(flows_bound) + 1.0;
         let nodes = self.nodes.len() as f64;
@@ -223,12 +325,13 @@ impl Scenario {
         est
     }
 
-    /// Packets alive at the peak, over every direction whose flows can fill it: its queue and
+    /// Packets alive at the peak, over every place whose flows can fill it: its queue and
     /// wire full (of its smallest packets, `min_size`), unless the flows crossing it cannot
     /// have that many out (`traffic`). Also the FQ-CoDel sub-queues' bytes, and the
-    /// direction that holds the most (its count, field and why) for the memory error.
-    fn peak_by_direction(
+    /// place that holds the most (its count, field and why) for the memory error.
+    fn peak_by_place(
         &self,
+        places: &Places<'_>,
         min_size: &[f64],
         traffic: &[f64],
         end_s: f64,
@@ -236,32 +339,32 @@ impl Scenario {
         let mut peak = 0.0;
         let mut memory_blame: Option<(f64, String, String)> = None;
         let mut dir_bytes = 0.0;
-        for d in 0..traffic.len() as u32 {
-            let spec = dir(&self.links, d);
+        for p in 0..traffic.len() as u32 {
+            let spec = places.get(p);
             if let QueueSpec::FqCoDel(c) = spec.queue {
                 dir_bytes += c.flows as f64 * FQ_FLOW_BYTES;
             }
-            if traffic[d as usize] == 0.0 {
+            if traffic[p as usize] == 0.0 {
                 continue;
             }
-            let size = min_size[d as usize];
+            let size = min_size[p as usize];
             let queued = queue_packets(&spec.queue, size);
-            let wire_s = (spec.delay.as_secs_f64() + max_latency_s(spec)).min(end_s);
+            let wire_s = (spec.delay.as_secs_f64() + max_latency_s(&spec)).min(end_s);
             let on_wire = (spec.rate.0 as f64 * wire_s / (8.0 * size)).ceil() + 1.0;
-            let here = (queued + on_wire).min(traffic[d as usize]);
+            let here = (queued + on_wire).min(traffic[p as usize]);
             peak += here;
             // Blame the larger of the two places packets wait.
+            let (at, queue_field) = places.paths(p, &self.nodes);
             let (field, what) = if queued >= on_wire {
                 (
-                    format!("{}.queue.limit", dir_path(d)),
-                    format!("{} may queue {:.0} packets", dir_path(d), here.min(queued)),
+                    queue_field,
+                    format!("{at} may queue {:.0} packets", here.min(queued)),
                 )
             } else {
                 (
-                    format!("{}.delay", dir_path(d)),
+                    format!("{at}.delay"),
                     format!(
-                        "{} may hold {:.0} packets on the wire, {} x {}",
-                        dir_path(d),
+                        "{at} may hold {:.0} packets on the wire, {} x {}",
                         here.min(on_wire),
                         fmt_rate(spec.rate),
                         fmt_duration(spec.delay)

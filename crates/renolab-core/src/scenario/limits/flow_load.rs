@@ -1,7 +1,7 @@
 //! One flow's share of a run's estimate: the packets it sends and carries, its ACKs, what it
 //! can have in the network at once, and the smallest packets it puts on each direction.
 
-use super::estimate::{dir, path, queue_packets};
+use super::estimate::{queue_packets, Places};
 use super::human_secs;
 use crate::net::Routes;
 use crate::scenario::{FlowSpec, Scenario, Start, Traffic};
@@ -12,9 +12,9 @@ const WINDOW_CAP: u32 = 1 << 20;
 
 /// What one flow adds to a run, without losses.
 pub(super) struct FlowLoad {
-    /// Link directions its data packets take.
+    /// Places its data packets wait in (link directions, stations).
     pub data: Vec<u32>,
-    /// Link directions its ACKs take.
+    /// Places its ACKs wait in.
     pub ack_path: Vec<u32>,
     /// Seconds it runs.
     pub active_s: f64,
@@ -37,18 +37,19 @@ pub(super) struct FlowLoad {
 
 impl Scenario {
     /// The load of flow `i` (`f`) in a run ending at `end_s`; lowers `min_size`, the smallest
-    /// packet seen on each direction, to the flow's packets.
+    /// packet seen at each place, to the flow's packets.
     pub(super) fn flow_load(
         &self,
         i: usize,
         f: &FlowSpec,
+        places: &Places<'_>,
         routes: &Routes,
         end_s: f64,
         min_size: &mut [f64],
     ) -> FlowLoad {
-        let rate = |d: u32| dir(&self.links, d).rate.0 as f64;
-        let data = path(routes, &self.links, f.src, f.dst);
-        let ack_path = path(routes, &self.links, f.dst, f.src);
+        let rate = |d: u32| places.get(d).rate.0 as f64;
+        let data = places.path(routes, f.src, f.dst);
+        let ack_path = places.path(routes, f.dst, f.src);
         let start_s = match f.start {
             Start::At(t) => t.as_secs_f64(),
             Start::Uniform { lo, .. } => lo.as_secs_f64(),
@@ -59,7 +60,7 @@ impl Scenario {
         let first_hop = |d: Option<&u32>, size: f64| {
             // What the sender's own link can carry in the run, and queue besides.
             d.map_or(0.0, |&d| {
-                let q = queue_packets(&dir(&self.links, d).queue, size);
+                let q = queue_packets(&places.get(d).queue, size);
                 rate(d) * active_s / (8.0 * size) + q + 1.0
             })
         };
@@ -72,7 +73,7 @@ impl Scenario {
                 let rtt: f64 = data
                     .iter()
                     .chain(&ack_path)
-                    .map(|&d| dir(&self.links, d).delay.as_secs_f64())
+                    .map(|&d| places.get(d).delay.as_secs_f64())
                     .sum::<f64>()
                     + data.iter().map(|&d| 8.0 * wire / rate(d)).sum::<f64>();
                 if rtt > 0.0 {

@@ -32,10 +32,13 @@ pub const MAX_LINKS: usize = 100_000;
 pub const MAX_NODES: usize = 20_000;
 /// Most flows a scenario may have.
 pub const MAX_FLOWS: usize = 1_000_000;
+/// Most shared media a scenario may have.
+pub const MAX_MEDIA: usize = 100_000;
 // Events carry a flow or link-direction index in a few bits of the scheduler's key.
 const _: () = assert!(MAX_FLOWS <= crate::engine::MAX_EVENT_INDEX as usize);
 const _: () =
     assert!(crate::net::DIRS_PER_LINK * MAX_LINKS <= crate::engine::MAX_EVENT_INDEX as usize);
+const _: () = assert!(MAX_MEDIA <= crate::engine::MAX_EVENT_INDEX as usize);
 
 /// Bytes in binary units (`"8.0 GiB"`).
 fn human_bytes(b: f64) -> String {
@@ -57,11 +60,22 @@ fn human_secs(s: f64) -> String {
 
 /// Number of nodes, links and flows: refused above the caps before anything is allocated
 /// per node pair.
-pub(in crate::scenario) fn check_counts(nodes: usize, links: usize, flows: usize) -> Result<()> {
+pub(in crate::scenario) fn check_counts(
+    nodes: usize,
+    links: usize,
+    media: usize,
+    flows: usize,
+) -> Result<()> {
     if links > MAX_LINKS {
         return Err(ScenarioError::new(
             "link",
             format!("{links} links is more than the {MAX_LINKS} allowed"),
+        ));
+    }
+    if media > MAX_MEDIA {
+        return Err(ScenarioError::new(
+            "medium",
+            format!("{media} media is more than the {MAX_MEDIA} allowed"),
         ));
     }
     if nodes > MAX_NODES {
@@ -99,10 +113,14 @@ impl Scenario {
             ));
         }
         if est.memory_bytes > self.max_memory {
-            let (field, why) = est
-                .memory_blame
-                .clone()
-                .unwrap_or_else(|| ("link".to_string(), format!("{} nodes", self.nodes.len())));
+            let (field, why) = est.memory_blame.clone().unwrap_or_else(|| {
+                let section = if self.links.is_empty() {
+                    "medium"
+                } else {
+                    "link"
+                };
+                (section.to_string(), format!("{} nodes", self.nodes.len()))
+            });
             return Err(ScenarioError::new(
                 field,
                 format!(

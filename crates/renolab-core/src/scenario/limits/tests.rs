@@ -58,16 +58,20 @@ fn an_unlimited_flow_that_would_run_out_of_segment_numbers_is_refused() {
 
 #[test]
 fn counts_above_the_caps_are_refused_naming_the_section() {
-    use super::{check_counts, MAX_FLOWS, MAX_LINKS, MAX_NODES};
-    assert!(check_counts(MAX_NODES, MAX_LINKS, MAX_FLOWS).is_ok());
+    use super::{check_counts, MAX_FLOWS, MAX_LINKS, MAX_MEDIA, MAX_NODES};
+    assert!(check_counts(MAX_NODES, MAX_LINKS, MAX_MEDIA, MAX_FLOWS).is_ok());
     let e = |r: crate::scenario::Result<()>| r.unwrap_err().to_string();
     assert_eq!(
-        e(check_counts(3, MAX_LINKS + 1, 1)),
+        e(check_counts(3, MAX_LINKS + 1, 0, 1)),
         "link: 100001 links is more than the 100000 allowed"
     );
-    assert!(e(check_counts(MAX_NODES + 1, 2, 1)).starts_with("link: the links join 20001 nodes"));
     assert_eq!(
-        e(check_counts(3, 2, MAX_FLOWS + 1)),
+        e(check_counts(3, 1, MAX_MEDIA + 1, 1)),
+        "medium: 100001 media is more than the 100000 allowed"
+    );
+    assert!(e(check_counts(MAX_NODES + 1, 2, 0, 1)).starts_with("link: the links join 20001 nodes"));
+    assert_eq!(
+        e(check_counts(3, 2, 0, MAX_FLOWS + 1)),
         "flow: 1000001 flows is more than the 1000000 allowed"
     );
 }
@@ -143,4 +147,49 @@ fn trace_sizes_scale_with_packets_and_hops() {
     // ACKs and the timer's worst case of 60 resends in the hour's time limit.
     assert_eq!(e.trace_bytes("hops"), Some(3 * (2000 + 60) * 34));
     assert_eq!(e.trace_bytes("nope"), None);
+}
+
+#[test]
+fn a_medium_counts_three_events_a_frame_and_its_stations_queues_as_places_packets_wait() {
+    let wlan = |extra: &str| {
+        Scenario::from_toml_str(&format!(
+            r#"
+            simulation = {{ duration = "10s" }}
+            [[medium]]
+            name = "wlan"
+            kind = "wifi"
+            data_rate = "11Mbps"
+            nodes = ["ap", "sta"]
+            {extra}
+            [[flow]]
+            name = "u"
+            kind = "cbr"
+            rate = "1Mbps"
+            packet_bytes = 1000
+            src = "sta"
+            dst = "ap"
+            "#
+        ))
+        .map_err(|e| e.to_string())
+    };
+    let e = wlan("").unwrap().estimate();
+    // 1250 packets a second for 10 s, each a contention, a data frame and an Ack on the air,
+    // plus the CBR source's own send.
+    assert_eq!(e.data_packets, 1250);
+    assert_eq!(e.events, 1250 * 3 + 1250);
+    assert_eq!(e.hops, 1250);
+    // A station's queue that could hold more than memory allows is named.
+    let err = Scenario::from_toml_str(
+        r#"
+        simulation = { duration = "100s" }
+        medium = { name = "w", kind = "wifi", nodes = ["a", "b"], station.a = { queue = { kind = "droptail", limit = 4000000000 } } }
+        flow = { name = "u", kind = "cbr", rate = "100Mbps", packet_bytes = 40, src = "a", dst = "b" }
+        "#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("medium[0].station.a.queue.limit: the run could need about 8.4 GiB of memory (medium[0].station.a may queue 62500002 packets)"),
+        "{err}"
+    );
 }
