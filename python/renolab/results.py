@@ -286,13 +286,14 @@ class Result:
                 self._write_table(table, f)
         written[2].write_text(json.dumps(self.summary, sort_keys=True, indent=2, default=str) + "\n", encoding="utf-8")
         if names:
-            from renolab.traces.files import write_frames
+            from renolab.traces.files import for_file, write_frames
         for name in names:
             path = out / f"{name}.{format}"
             if self._files.get(name) == path:
                 written.append(path)
                 continue
-            write_frames(self.iter_trace(name), path, format, lambda name=name: self._empty_trace(name))
+            frames = (for_file(name, frame) for frame in self.iter_trace(name))
+            write_frames(frames, path, format, lambda name=name: for_file(name, self._empty_trace(name)))
             written.append(path)
         if ns2_trace:
             written.append(self.write_ns2_trace(out / "ns2.tr"))

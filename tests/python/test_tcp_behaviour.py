@@ -64,7 +64,10 @@ def test_one_dropped_segment_is_fast_retransmitted_and_halves_cwnd():
     after = drops.iloc[0]
     # FlightSize / 2, where Limited Transmit added two segments on the first two duplicates.
     assert after.ssthresh == (math.floor(before.cwnd) + 2) // 2
-    assert after.cwnd == after.ssthresh + 3
+    # The controller's window is ssthresh; the sender may fill it plus the three duplicate
+    # ACKs' inflation (RFC 5681 §3.2 step 3), traced as its own column.
+    assert after.cwnd == after.ssthresh
+    assert after.inflated_cwnd == after.ssthresh + 3
 
 
 def test_conservation_is_audited_after_every_event_under_random_loss():

@@ -137,7 +137,9 @@ def cwnd_stats(result: Any) -> dict[str, float]:
     flows = result.flows
     finish = float(flows["finish_s"].iloc[0]) if not math.isnan(flows["finish_s"].iloc[0]) else float(result.summary["sim_time_s"])
     t = cwnd["time_s"].to_numpy(dtype=np.float64)
-    w = cwnd["cwnd"].to_numpy(dtype=np.float64)
+    # The window the sender could fill, fast-recovery inflation included: what this study's
+    # figures and claims were computed from before the cwnd trace split the two columns.
+    w = cwnd["inflated_cwnd"].to_numpy(dtype=np.float64)
     if len(t) == 0:
         return {"avg_cwnd": math.nan, "avg_window": math.nan, "min_cwnd_after_loss": math.nan, "first_cut_s": math.nan}
     edges = np.append(t, max(finish, t[-1]))

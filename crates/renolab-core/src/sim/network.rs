@@ -378,7 +378,13 @@ impl Network {
         network.queue_drops = victims;
         if D::Tracer::ENABLED {
             let queue = &network.dirs[dir as usize].queue;
-            tracer.queue_changed(now, dir, queue.len() as u32, queue.bytes());
+            tracer.queue_changed(
+                now,
+                dir,
+                queue.len() as u32,
+                queue.bytes(),
+                queue.average_packets(),
+            );
         }
     }
 

@@ -13,6 +13,8 @@ pub enum StopReason {
     AllFlowsFinished,
     /// No duration was given and `simulation.time_limit` was reached first.
     TimeLimit,
+    /// The run's monitor stopped it (Ctrl-C): the results are what was collected so far.
+    Interrupted,
 }
 
 impl StopReason {
@@ -22,6 +24,7 @@ impl StopReason {
             StopReason::Duration => "duration",
             StopReason::AllFlowsFinished => "all_flows_finished",
             StopReason::TimeLimit => "time_limit",
+            StopReason::Interrupted => "interrupted",
         }
     }
 }
@@ -64,6 +67,13 @@ pub struct FlowResult {
     pub mean_latency_s: Option<f64>,
     /// Time from the first segment sent to the end of the run, for unfinished flows' throughput.
     pub end: SimTime,
+    /// Median one-way delay of the data packets that arrived, seconds (from a log-bucket
+    /// histogram: within 3.2 %, [`super::delay`]).
+    pub latency_p50_s: Option<f64>,
+    /// 99th percentile of the same delays, seconds.
+    pub latency_p99_s: Option<f64>,
+    /// Mean jitter of the same packets: mean |delay - previous delay|, seconds.
+    pub jitter_s: Option<f64>,
 }
 
 impl FlowResult {
@@ -158,10 +168,12 @@ pub struct CwndSeries {
     pub time_ns: Vec<u64>,
     /// Flow index.
     pub flow: Vec<u32>,
-    /// Congestion window, segments.
+    /// The congestion controller's window, segments (no fast-recovery inflation).
     pub cwnd: Vec<f64>,
-    /// Slow-start threshold, segments.
+    /// Slow-start threshold, segments (infinite while unset).
     pub ssthresh: Vec<f64>,
+    /// Congestion window with Reno's fast-recovery inflation, segments.
+    pub inflated_cwnd: Vec<f64>,
 }
 
 /// A decoded `seq` trace.
@@ -224,6 +236,7 @@ impl RunOutput {
             s.flow.push(fields.u32());
             s.cwnd.push(fields.f64());
             s.ssthresh.push(fields.f64());
+            s.inflated_cwnd.push(fields.f64());
         }
         Some(s)
     }
@@ -275,6 +288,9 @@ pub(super) fn collect<T: Tracer>(
                 ack_drops: counted.acks_dropped,
                 mean_latency_s,
                 end,
+                latency_p50_s: flow.delays.quantile_s(0.5),
+                latency_p99_s: flow.delays.quantile_s(0.99),
+                jitter_s: flow.delays.jitter_s(),
             };
             match &flow.endpoints {
                 Endpoints::Tcp(tcp) => {

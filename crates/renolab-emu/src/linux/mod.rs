@@ -543,6 +543,9 @@ fn collect(
                 ack_drops: c.acks_dropped,
                 mean_latency_s,
                 end,
+                latency_p50_s: c.delays.quantile_s(0.5),
+                latency_p99_s: c.delays.quantile_s(0.99),
+                jitter_s: c.delays.jitter_s(),
             };
             if let (FlowRole::Tcp(_), Some(o)) = (&f.role, &outcomes[i]) {
                 row.variant = "kernel";
