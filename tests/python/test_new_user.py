@@ -209,3 +209,49 @@ def test_ctrl_c_on_renolab_run_writes_what_was_collected(write_scenario, tmp_pat
     assert summary["stop_reason"] == "interrupted"
     assert (out / "cwnd.parquet").is_file() and (out / "flows.csv").is_file()
     assert time.perf_counter() - sent < 30
+
+
+# ----- tables and figures ----------------------------------------------------------------------
+
+
+def test_plot_helpers_show_their_real_parameters():
+    import inspect
+
+    result = dumbbell(flows=1, duration="1s").run(trace="cwnd")
+    for name in ("cwnd", "seq", "throughput", "queue", "summary"):
+        signature = inspect.signature(getattr(result.plot, name))
+        assert not any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()), name
+    assert "inflated" in inspect.signature(result.plot.cwnd).parameters
+
+
+def test_plot_a_run_for_one_flow_and_one_link(tmp_path, capsys):
+    red = {"kind": "red", "limit": 100, "min_th": 10, "max_th": 30}
+    result = dumbbell(red, flows=2, duration="3s").run(trace=["cwnd", "seq", "queue"])
+    result.save(tmp_path)
+    queue = result.trace("queue")
+    neck = queue[queue["link"].astype(str) == "bottleneck"]
+    assert neck["avg_packets"].notna().all() and neck["avg_packets"].max() > 0
+    assert queue[queue["link"].astype(str) == "s1-g1"]["avg_packets"].isna().all()
+    # The queue figure shows the bottleneck and its RED average by default, not every link.
+    fig = result.plot.queue()
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert labels == ["bottleneck", "bottleneck RED average"]
+    assert main(["plot", str(tmp_path), "--kind", "seq,queue", "--flow", "f2", "--link", "s2-g1"]) == 0
+    assert (tmp_path / "plots" / "seq.png").is_file()
+    assert main(["plot", str(tmp_path), "--flow", "nope"]) == 2
+    assert "no flow named 'nope'; flows: f1, f2" in capsys.readouterr().err
+
+
+def test_plot_a_sweep_draws_a_metric_against_a_parameter(tmp_path, capsys):
+    from renolab import Sweep
+
+    sweep = Sweep(base=dumbbell(flows=2, duration="2s").to_dict(),
+                  grid={"link.bottleneck.rate": ["5Mbps", "10Mbps"], "flow.f1.variant": ["reno", "sack"]},
+                  replications=2)
+    sweep.run(tmp_path, workers=1, progress=False)
+    assert main(["plot", str(tmp_path)]) == 0
+    assert "goodput_bps-vs-link.bottleneck.rate_bps.png" in capsys.readouterr().out
+    assert main(["plot", str(tmp_path), "--x", "flow.f1.variant", "--y", "jain", "--hue", "link.bottleneck.rate"]) == 0
+    assert (tmp_path / "plots" / "jain-vs-flow.f1.variant.png").is_file()
+    assert main(["plot", str(tmp_path), "--y", "nope"]) == 2
+    assert "--y: 'nope' is not a metric of this sweep; allowed: " in capsys.readouterr().err
