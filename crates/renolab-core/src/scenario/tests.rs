@@ -257,6 +257,32 @@ bytes = 1000
         "{}",
         err(&bad)
     );
+    // Errors in the expanded links name the topology's own fields...
+    let bad = text.replace("\"1.6Mbps\"", "\"1.6 Mbit\"");
+    assert!(
+        err(&bad).starts_with("topology[0].bottleneck.rate: \"1.6 Mbit\" is not a rate"),
+        "{}",
+        err(&bad)
+    );
+    let bad = text.replace("limit = 60", "limit = 0");
+    assert!(
+        err(&bad).starts_with("topology[0].bottleneck.queue.limit: 0 is out of range"),
+        "{}",
+        err(&bad)
+    );
+    let bad = text.replace("\"10ms\" }", "\"-1ms\" }");
+    assert!(
+        err(&bad).starts_with("topology[1].link.delay:"),
+        "{}",
+        err(&bad)
+    );
+    // ... and the scenario's own links keep their index.
+    let own = format!("{text}[[link]]\nfrom = \"d1\"\nto = \"x\"\nrate = \"fast\"\n");
+    assert!(
+        err(&own).starts_with("link[0].rate: \"fast\" is not a rate"),
+        "{}",
+        err(&own)
+    );
 }
 
 #[test]
