@@ -255,3 +255,31 @@ def test_plot_a_sweep_draws_a_metric_against_a_parameter(tmp_path, capsys):
     assert (tmp_path / "plots" / "jain-vs-flow.f1.variant.png").is_file()
     assert main(["plot", str(tmp_path), "--y", "nope"]) == 2
     assert "--y: 'nope' is not a metric of this sweep; allowed: " in capsys.readouterr().err
+
+
+# ----- documentation -----------------------------------------------------------------------------
+
+
+def test_the_sample_errors_of_the_scenario_docs_are_the_real_ones():
+    from pathlib import Path
+
+    from renolab import ScenarioError
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "scenario.md").read_text(encoding="utf-8")
+    base = {"link": [{"from": "a", "to": "b", "rate": "1Mbps"}, {"from": "b", "to": "c", "rate": "1Mbps"},
+                     {"from": "c", "to": "d", "rate": "10 Mbit"}],
+            "flow": [{"name": "f", "variant": "renoo", "src": "a", "dst": "d", "bytes": 1000}]}
+    with pytest.raises(ScenarioError) as rate:
+        Scenario.from_dict(base).validate()
+    base["link"][2]["rate"] = "1Mbps"
+    with pytest.raises(ScenarioError) as variant:
+        Scenario.from_dict(base).validate()
+    for error in (rate.value, variant.value):
+        assert f"renolab: error: {error}\n" in docs
+
+
+def test_the_readme_names_the_files_the_commands_write():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "lee2001: wrote out/lee2001/report.md and report.html" in readme
