@@ -77,12 +77,15 @@ class Scenario:
         link: Iterable[Mapping[str, Any]] | None = None,
         flow: Iterable[Mapping[str, Any]] | None = None,
         description: str | None = None,
+        topology: Iterable[Mapping[str, Any]] | None = None,
     ) -> None:
         data: dict[str, Any] = {}
         if description is not None:
             data["description"] = description
         if simulation is not None:
             data["simulation"] = copy.deepcopy(dict(simulation))
+        if topology is not None:  # [[topology]] helpers (docs/scenario.md), before the links
+            data["topology"] = copy.deepcopy(list(topology))
         if link is not None:
             data["link"] = copy.deepcopy(list(link))
         if flow is not None:
