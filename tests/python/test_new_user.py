@@ -283,3 +283,22 @@ def test_the_readme_names_the_files_the_commands_write():
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert "lee2001: wrote out/lee2001/report.md and report.html" in readme
+
+
+def test_validate_shows_the_runs_of_both_simulators(capsys):
+    import sys as _sys
+    from pathlib import Path
+
+    from renolab import ns2
+
+    _sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "validation"))
+    import suite
+
+    case = next(c for c in suite.cases() if c.name == "random_red_two_reno")
+    entry = suite.load_reference()[case.name]
+    runs = suite.reference_runs(entry)[:3]
+    ns2.validate(case.scenario, runs=3, tolerance=case.tolerance, ns2_runs=runs, progress=True)
+    err = capsys.readouterr().err
+    assert "validate: renolab: 3/3 runs (100%)" in err
+    ns2.validate(case.scenario, runs=3, tolerance=case.tolerance, ns2_runs=runs)
+    assert capsys.readouterr().err == ""
