@@ -567,18 +567,24 @@ def _fig_mathis(cells: pd.DataFrame, optimum_mbps: float) -> Any:
 def _fig_length(
     sens: pd.DataFrame, t1: dict[str, Any], rtts: list[float], bers: list[float], sens_bers: list[float], names: dict[float, str]
 ) -> Any:
+    import matplotlib.ticker
+
     fig, axes = new_figure(10.0, 4.0, 1, len(sens_bers))
+    lengths = sorted(float(x) for x in sens["length_s"].unique())
     for ax, ber in zip(np.atleast_1d(axes), sens_bers):
-        for v in ("reno", "sack"):
+        for v, dodge in (("reno", 0.96), ("sack", 1.04)):  # side by side on the log axis
             part = sens[(sens["variant"] == v) & (sens["ber"] == ber)].sort_values("length_s")
             colour = VARIANT_COLOURS[v]
-            ax.errorbar(part["length_s"], part["mbps"], yerr=np.nan_to_num(part["ci95"]), color=colour, marker="o", capsize=2, label=f"{VARIANT_LABELS[v]} (renolab)")
+            ax.errorbar(part["length_s"] * dodge, part["mbps"], yerr=np.nan_to_num(part["ci95"]), color=colour, marker="o", capsize=2, label=f"{VARIANT_LABELS[v]} (renolab)")
             paper = float(t1[v][rtts.index(534.0)][bers.index(ber)])
             ax.axhline(paper, color=colour, ls=":", label=f"{VARIANT_LABELS[v]} (paper)")
         mathis = mathis_bps(0.534, loss_probability(ber)) / 1e6
         ax.axhline(mathis, color="k", ls="--", lw=0.8, label="Mathis model")
         ax.axvline(TEST_S, color="0.6", lw=0.8)
         ax.set_xscale("log")
+        # The test lengths as plain numbers, no minor labels (which overlapped, 3x10^1 4x10^1 ...).
+        ax.set_xticks(lengths, [f"{x:g}" for x in lengths])
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("test length (s)")
         ax.set_title(f"BER {names.get(ber, f'{ber:g}')}")
         ax.grid(True, which="both", alpha=0.3)
