@@ -34,7 +34,7 @@ NEEDS = {"cwnd": "cwnd", "seq": "seq", "throughput": "seq", "queue": "queue"}
 #: Image formats :func:`save_figures` writes.
 IMAGE_FORMATS = ("png", "svg", "pdf")
 
-_UNBOUNDED = 1e9  # ssthresh at or above this is "infinite" (4294967295 in the traces)
+_UNBOUNDED = 1e9  # ssthresh at or above this is not drawn: inf (unset), or 4294967295 in old run directories
 _RASTER_POINTS = 50_000  # series longer than this are rasterised inside vector files
 
 
