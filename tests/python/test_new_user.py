@@ -4,7 +4,6 @@ says, runs that wait silently, and tables that mislead."""
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import subprocess
