@@ -297,7 +297,7 @@ def test_validate_shows_the_runs_of_both_simulators(capsys):
     entry = suite.load_reference()[case.name]
     runs = suite.reference_runs(entry)[:3]
     ns2.validate(case.scenario, runs=3, tolerance=case.tolerance, ns2_runs=runs, progress=True)
-    err = capsys.readouterr().err
-    assert "validate: renolab: 3/3 runs (100%)" in err
+    err = capsys.readouterr().err  # plain lines, or a tqdm bar once ipykernel is imported
+    assert "validate: renolab" in err and "3/3" in err
     ns2.validate(case.scenario, runs=3, tolerance=case.tolerance, ns2_runs=runs)
     assert capsys.readouterr().err == ""
