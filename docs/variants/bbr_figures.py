@@ -24,9 +24,8 @@ from renolab import Scenario, Sweep
 from renolab.plot import MODE_COLOURS
 from renolab.topology import dumbbell
 
-#: The loss-based opponent of BBR in the buffer sweep (CUBIC, Linux's default, once renolab
-#: has it; Reno until then).
-LOSS_BASED = "reno"
+#: The loss-based opponent of BBR in the buffer sweep: CUBIC, Linux's default.
+LOSS_BASED = "cubic"
 
 ACCESS = {"rate": "1Gbps", "delay": "1ms"}
 PACKET = 1500  # bytes on the wire

@@ -15,9 +15,18 @@ from typing import Any
 
 from renolab._core import ScenarioError, SimulationError, __version__
 from renolab.results import Result
-from renolab.scenario import Scenario
+from renolab.scenario import RenolabWarning, RunInterrupted, Scenario
 
-__all__ = ["Result", "Scenario", "ScenarioError", "SimulationError", "Sweep", "__version__"]
+__all__ = [
+    "RenolabWarning",
+    "Result",
+    "RunInterrupted",
+    "Scenario",
+    "ScenarioError",
+    "SimulationError",
+    "Sweep",
+    "__version__",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -4,7 +4,7 @@ Checked against the built module by ``tests/python/test_core_stub.py``: the same
 the same parameters.
 """
 
-from typing import Any, Optional, TypedDict
+from typing import Any, Callable, Optional, TypedDict
 
 __version__: str
 
@@ -63,8 +63,12 @@ def run(
     trace_dir: Optional[str] = None,
     pcap_dir: Optional[str] = None,
     trace_memory_limit: Optional[int] = None,
+    progress: Optional[Callable[[float, int], object]] = None,
 ) -> RunOutput:
-    """Run a scenario (JSON text), recording *traces*; the GIL is released meanwhile."""
+    """Run a scenario (JSON text), recording *traces*; the GIL is released meanwhile, taken
+    back about every 50 ms to run signal handlers and call ``progress(sim_time_s, events)``.
+    A ``KeyboardInterrupt`` stops the run: what it collected is returned, with
+    ``summary["stop_reason"] == "interrupted"``."""
 
 def parse_rate(text: str) -> int:
     """Bits per second of a rate such as ``"10Mbps"``; ``ValueError`` saying what is allowed."""

@@ -35,7 +35,7 @@ NEEDS = {"cwnd": "cwnd", "seq": "seq", "throughput": "seq", "queue": "queue", "c
 #: Image formats :func:`save_figures` writes.
 IMAGE_FORMATS = ("png", "svg", "pdf")
 
-_UNBOUNDED = 1e9  # ssthresh at or above this is "infinite" (4294967295 in the traces)
+_UNBOUNDED = 1e9  # ssthresh at or above this is not drawn: inf (unset), or 4294967295 in old run directories
 _RASTER_POINTS = 50_000  # series longer than this are rasterised inside vector files
 
 
@@ -96,9 +96,18 @@ def _missing(ax: Axes, trace: str, title: str) -> None:
     ax.set_yticks([])
 
 
-def cwnd(run: Result, *, flows: Sequence[str] | str | None = None, ssthresh: bool = True, ax: Axes | None = None) -> Figure:
-    """Congestion window (solid) and slow-start threshold (dashed) vs time, per flow, in
-    segments; an unbounded ssthresh is not drawn."""
+def cwnd(
+    run: Result,
+    *,
+    flows: Sequence[str] | str | None = None,
+    ssthresh: bool = True,
+    inflated: bool = False,
+    ax: Axes | None = None,
+) -> Figure:
+    """The congestion controller's window (solid) and slow-start threshold (dashed) vs time,
+    per flow, in segments; an unbounded ssthresh is not drawn.  The window is cwnd without
+    Reno's fast-recovery inflation; *inflated* adds the window the sender may fill during
+    fast recovery (dotted, the ``inflated_cwnd`` column)."""
     fig, ax = _target(ax)
     frame = run.trace("cwnd")
     end = _end_time(run, frame)
@@ -109,13 +118,18 @@ def cwnd(run: Result, *, flows: Sequence[str] | str | None = None, ssthresh: boo
         w = part["cwnd"].to_numpy(dtype=np.float64)
         ax.step(t, np.append(w, w[-1:]), where="post", color=colour, lw=1.2, label=f"{flow} cwnd",
                 rasterized=len(t) > _RASTER_POINTS)
+        if inflated and "inflated_cwnd" in part:
+            v = part["inflated_cwnd"].to_numpy(dtype=np.float64)
+            ax.step(t, np.append(v, v[-1:]), where="post", color=colour, lw=0.8, ls=":",
+                    label=f"{flow} cwnd + recovery inflation", rasterized=len(t) > _RASTER_POINTS)
         if ssthresh:
             s = part["ssthresh"].to_numpy(dtype=np.float64)
             s = np.where(s >= _UNBOUNDED, np.nan, s)
             if not np.all(np.isnan(s)):
                 ax.step(t, np.append(s, s[-1:]), where="post", color=colour, lw=1.0, ls="--",
                         label=f"{flow} ssthresh", rasterized=len(t) > _RASTER_POINTS)
-    _label_time_axes(ax, "window (segments)", "Congestion window")
+    ylabel = "window (segments)" if inflated else "cwnd, no recovery inflation (segments)"
+    _label_time_axes(ax, ylabel, "Congestion window")
     return fig
 
 
@@ -159,21 +173,27 @@ def throughput(
     *,
     bin_s: float | None = None,
     flows: Sequence[str] | str | None = None,
-    sent: bool = True,
+    sent: bool = False,
     ax: Axes | None = None,
 ) -> Figure:
-    """Goodput (solid: bytes newly acknowledged) and sending rate (dotted: every data
-    segment sent, retransmissions included) per flow vs time, in Mb/s, in bins of *bin_s*
-    (default about a hundredth of the run); the bottleneck capacity as a grey line."""
+    """Delivered throughput per flow vs time (solid: payload of the segments reaching the
+    receiver, each once, so no curve exceeds the bottleneck), in Mb/s, in bins of *bin_s*
+    (default about a hundredth of the run); the bottleneck capacity as a grey line.  *sent*
+    adds the sending rate (dotted: every data segment sent, retransmissions included, which
+    may exceed the bottleneck while the queue fills).  A ``seq`` trace recorded before
+    renolab traced arrivals at the receiver falls back to the ACK-based goodput, said in the
+    legend."""
     fig, ax = _target(ax)
     series = run.throughput(bin_s)
     bin_width = float(series["time_s"].diff().dropna().iloc[0]) if series["time_s"].nunique() > 1 else (bin_s or 1.0)
+    delivered = "delivered_bps" in series and bool(series["delivered_bps"].notna().any())
     for i, flow in enumerate(_flows(series, flows)):
         part = series[series["flow"].astype(str) == flow]
         t = np.append(part["time_s"].to_numpy(dtype=np.float64), part["time_s"].iloc[-1] + bin_width)
         colour = f"C{i % 10}"
-        g = part["goodput_bps"].to_numpy(dtype=np.float64) / 1e6
-        ax.step(t, np.append(g, g[-1:]), where="post", color=colour, lw=1.2, label=f"{flow} goodput")
+        column, what = ("delivered_bps", "delivered") if delivered else ("goodput_bps", "goodput (ACK-based)")
+        g = part[column].to_numpy(dtype=np.float64) / 1e6
+        ax.step(t, np.append(g, g[-1:]), where="post", color=colour, lw=1.2, label=f"{flow} {what}")
         if sent:
             r = part["sent_bps"].to_numpy(dtype=np.float64) / 1e6
             ax.step(t, np.append(r, r[-1:]), where="post", color=colour, lw=0.8, ls=":", label=f"{flow} sent")
@@ -183,19 +203,26 @@ def throughput(
             ax.axhline(c / 1e6, color="0.5", lw=0.8, ls="--")
         if capacities:
             ax.plot([], [], color="0.5", lw=0.8, ls="--", label="bottleneck capacity")
-    _label_time_axes(ax, "throughput (Mb/s)", f"Throughput ({_seconds(bin_width)} bins)")
+    _label_time_axes(ax, "throughput at the receiver (Mb/s)" if delivered else "goodput, ACK-based (Mb/s)",
+                     f"Delivered throughput ({_seconds(bin_width)} bins)" if delivered else f"Throughput ({_seconds(bin_width)} bins)")
     return fig
 
 
-def queue(run: Result, *, links: Sequence[str] | str | None = None, ax: Axes | None = None) -> Figure:
-    """Queue length (packets waiting) vs time per link direction; by default every
-    direction whose queue ever held a packet."""
+def queue(
+    run: Result, *, links: Sequence[str] | str | None = None, average: bool = True, ax: Axes | None = None
+) -> Figure:
+    """Queue length (packets waiting) vs time per link direction; by default the flows'
+    bottlenecks (``flows.csv``'s ``bottleneck`` column), else every direction whose queue ever
+    held a packet.  For a RED queue, *average* adds RED's average queue (dashed, the
+    trace's ``avg_packets``)."""
     fig, ax = _target(ax)
     frame = run.trace("queue")
     present = [str(x) for x in pd.unique(frame["link"].dropna().astype(str))]
     if links is None:
-        busy = frame.groupby(frame["link"].astype(str))["packets"].max()
-        chosen = [x for x in present if busy.get(x, 0) > 0] or present
+        chosen = [x for x in bottlenecks(run) if x in present]
+        if not chosen:
+            busy = frame.groupby(frame["link"].astype(str))["packets"].max()
+            chosen = [x for x in present if busy.get(x, 0) > 0] or present
     else:
         wanted = [links] if isinstance(links, str) else [str(x) for x in links]
         chosen = [x for x in wanted if x in present]
@@ -206,7 +233,12 @@ def queue(run: Result, *, links: Sequence[str] | str | None = None, ax: Axes | N
         q = part["packets"].to_numpy(dtype=np.float64)
         ax.step(t, np.append(q, q[-1:]), where="post", color=f"C{i % 10}", lw=1.0, label=link,
                 rasterized=len(t) > _RASTER_POINTS)
-    _label_time_axes(ax, "queue length (packets)", "Queue length")
+        if average and "avg_packets" in part:
+            a = part["avg_packets"].to_numpy(dtype=np.float64)
+            if np.isfinite(a).any():
+                ax.step(t, np.append(a, a[-1:]), where="post", color=f"C{i % 10}", lw=1.2, ls="--",
+                        label=f"{link} RED average", rasterized=len(t) > _RASTER_POINTS)
+    _label_time_axes(ax, "queue length (packets)", "Queue length" + (" at the bottleneck" if links is None and len(chosen) == 1 else ""))
     return fig
 
 
@@ -267,6 +299,13 @@ def cc(run: Result, *, flows: Sequence[str] | str | None = None) -> Figure:
     return fig
 
 
+def bottlenecks(run: Result) -> list[str]:
+    """The link directions that are some flow's bottleneck, in order of first appearance."""
+    if "bottleneck" not in run.flows:
+        return []
+    return [str(x) for x in pd.unique(run.flows["bottleneck"].dropna().astype(str))]
+
+
 def summary(run: Result) -> Figure:
     """One page: the run's headline and flow table, then cwnd, time-sequence graph,
     throughput and queue length (a panel says which trace to record when one is missing)."""
@@ -317,16 +356,100 @@ def summary(run: Result) -> Figure:
     return fig
 
 
+def sweep_params(summary: pd.DataFrame) -> list[str]:
+    """The parameter columns of a sweep's summary table (between ``point`` and ``flow``)."""
+    columns = list(summary.columns)
+    return columns[columns.index("point") + 1 : columns.index("flow")]
+
+
+def sweep(
+    summary: pd.DataFrame,
+    *,
+    x: str | None = None,
+    y: str = "goodput_bps",
+    hue: str | None = None,
+    ax: Axes | None = None,
+) -> Figure:
+    """A sweep's metric *y* against parameter *x*: the mean over the replications with its
+    95 % confidence interval as an error bar, one line per value of parameter *hue* (and per
+    flow when the sweep has several).  *summary* is ``summary.parquet``
+    (:func:`renolab.sweep.summarise`).  Default *x*: the first numeric parameter (a rate or
+    duration's ``_bps`` / ``_s`` column), else the first; default *hue*: another parameter,
+    if any."""
+    params = sweep_params(summary)
+    metrics = [str(m) for m in pd.unique(summary["metric"].astype(str))]
+    if not params:
+        raise ValueError("the sweep varies no parameter: nothing to plot against")
+    numeric = [p for p in params if pd.api.types.is_numeric_dtype(summary[p]) and not pd.api.types.is_bool_dtype(summary[p])]
+    x = x or (numeric[0] if numeric else params[0])
+    twins = {x, x.removesuffix("_bps").removesuffix("_s")}
+    for name, value, allowed in (("--x", x, params), ("--hue", hue, params), ("--y", y, metrics)):
+        if value is not None and value not in allowed:
+            raise ValueError(f"{name}: {value!r} is not a {'metric' if name == '--y' else 'parameter'} of this sweep; allowed: {', '.join(allowed)}")
+    if hue is None:
+        others = [p for p in params if p not in twins and f"{p}_bps" not in twins and f"{p}_s" not in twins
+                  and p not in (f"{q}_bps" for q in params) and p not in (f"{q}_s" for q in params)]
+        hue = others[0] if others else None
+    fig, ax = _target(ax)
+    rows = summary[summary["metric"].astype(str) == y]
+    flows = [str(f) for f in pd.unique(rows["flow"].astype(str))]
+    categorical = not (pd.api.types.is_numeric_dtype(rows[x]) and not pd.api.types.is_bool_dtype(rows[x]))
+    if categorical:
+        levels = [str(v) for v in pd.unique(rows[x].astype(str))]
+        position = {v: i for i, v in enumerate(levels)}
+        ax.set_xticks(range(len(levels)), levels)
+    groups = [(None, rows)] if hue is None else list(rows.groupby(rows[hue].astype(str), sort=False))
+    if categorical:
+        dodge = 0.6
+    else:
+        steps = np.diff(np.unique(rows[x].to_numpy(dtype=np.float64)))
+        dodge = 0.3 * float(steps.min()) if len(steps) else 0.0
+    n_lines = len(groups) * len(flows)
+    line = 0
+    for value, part in groups:
+        for flow in flows:
+            points = part[part["flow"].astype(str) == flow]
+            xs = (points[x].astype(str).map(position).to_numpy(dtype=np.float64) if categorical
+                  else points[x].to_numpy(dtype=np.float64))
+            order = np.argsort(xs, kind="stable")
+            xs = xs[order]
+            if n_lines > 1:  # dodge: error bars side by side, not on top of each other
+                xs = xs + (line - (n_lines - 1) / 2) * dodge / n_lines
+            label = ", ".join(str(v) for v in ((f"{hue} = {value}" if hue else None), (flow if len(flows) > 1 else None)) if v)
+            ax.errorbar(xs, points["mean"].to_numpy(dtype=np.float64)[order],
+                        yerr=points["ci95"].to_numpy(dtype=np.float64)[order], marker="o", ms=4, capsize=3,
+                        lw=1.2, color=f"C{line % 10}", label=label or None)
+            line += 1
+    n = rows["n"]
+    runs = f"{int(n.min())}" if len(n) and n.min() == n.max() else f"{int(n.min())}-{int(n.max())}" if len(n) else "0"
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    ax.set_title(f"{y} vs {x}: mean and 95 % confidence interval over {runs} runs")
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small", loc="best")
+    return fig
+
+
 def available_kinds(run: Result) -> list[str]:
     """The figures the recorded traces allow (the summary always)."""
     return [k for k in KINDS if k == "summary" or run.has_trace(NEEDS[k])]
 
 
 def save_figures(
-    run: Result, out_dir: Any, *, kinds: Sequence[str] | None = None, formats: Sequence[str] = ("png",), dpi: int = 120
+    run: Result,
+    out_dir: Any,
+    *,
+    kinds: Sequence[str] | None = None,
+    formats: Sequence[str] = ("png",),
+    dpi: int = 120,
+    flow: str | None = None,
+    links: Sequence[str] | None = None,
 ) -> list[Path]:
     """Write ``<kind>.<format>`` for every figure in *kinds* (default
-    :func:`available_kinds`) and format into *out_dir*; returns the paths."""
+    :func:`available_kinds`) and format into *out_dir*; returns the paths.  *flow* picks the
+    flow of the time-sequence graph (and the only flow of the cwnd and throughput figures),
+    *links* the link directions of the queue figure (default: the bottlenecks)."""
     import matplotlib
 
     chosen = available_kinds(run) if kinds is None else list(kinds)
@@ -340,7 +463,21 @@ def save_figures(
             raise ValueError(f"unknown image format {fmt!r}; allowed: {', '.join(IMAGE_FORMATS)}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    draw = {"cwnd": cwnd, "seq": seq, "throughput": throughput, "queue": queue, "cc": cc, "summary": summary}
+    if flow is not None and flow not in [str(f) for f in run.flows["flow"]]:
+        raise ValueError(f"no flow named {flow!r}; flows: {', '.join(str(f) for f in run.flows['flow'])}")
+    if links is not None:
+        known = [str(x) for x in run.links["link"]]
+        unknown = [x for x in links if x not in known]
+        if unknown:
+            raise ValueError(f"no link direction named {unknown[0]!r}; links: {', '.join(known)}")
+    draw = {
+        "cwnd": lambda r: cwnd(r, flows=flow),
+        "seq": lambda r: seq(r, flow=flow),
+        "throughput": lambda r: throughput(r, flows=flow),
+        "queue": lambda r: queue(r, links=links),
+        "cc": lambda r: cc(r, flows=flow),
+        "summary": summary,
+    }
     written = []
     with matplotlib.rc_context({"svg.hashsalt": "renolab", "svg.fonttype": "none"}):
         for kind in chosen:

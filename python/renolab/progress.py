@@ -1,4 +1,6 @@
-"""The progress display of many runs (sweeps, study reproductions): done / total, rate, ETA.
+"""The progress displays: of many runs (sweeps, study reproductions: :class:`Progress`, done /
+total, rate, ETA) and of one long run (``renolab run``: :class:`RunProgress`, simulated
+time, events per second, ETA).
 
 On a terminal, and in a Jupyter notebook, it is a tqdm bar (``tqdm.auto``: the notebook gets
 its widget); tqdm is imported only then.  Elsewhere (a log file, CI) it prints a plain line
@@ -18,7 +20,7 @@ from typing import Any, TextIO
 
 from renolab._text import format_duration
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "RunProgress"]
 
 #: Seconds between two plain lines, at most (a line is also printed at every 10 %).
 PLAIN_INTERVAL_S = 30.0
@@ -122,3 +124,76 @@ def _tqdm_bar(progress: Progress) -> Any:
         mininterval=0.1,
         leave=True,
     )
+
+
+class RunProgress:
+    """Progress of one run on a terminal: a line ``run: simulated 12.3 of 300 s (4%),
+    5.1 M events/s, ETA 1 min 03 s`` redrawn in place (*total_s*: the run's duration, None
+    when it ends with its flows: no percentage or ETA then).
+
+    Nothing is drawn on a stream that is not a terminal, nor for runs shorter than
+    :attr:`DELAY_S`; :meth:`close` erases the line.  Pass :meth:`update` as
+    ``Scenario.run(progress=...)``.
+    """
+
+    #: Wall-clock seconds before the line first appears, and between redraws.
+    DELAY_S = 0.5
+    REDRAW_S = 0.2
+
+    def __init__(self, total_s: float | None, *, stream: TextIO | None = None, enabled: bool = True) -> None:
+        self.total_s = total_s if total_s and total_s > 0 else None
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = enabled and bool(getattr(self.stream, "isatty", lambda: False)())
+        self.start = time.perf_counter()
+        self._drawn = 0  # characters on screen
+        self._last_draw = 0.0
+
+    def update(self, sim_time_s: float, events: int) -> None:
+        """The run has simulated *sim_time_s* seconds in *events* events."""
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        elapsed = now - self.start
+        if elapsed < self.DELAY_S or now - self._last_draw < self.REDRAW_S:
+            return
+        self._last_draw = now
+        self._draw(self.line(sim_time_s, events, elapsed))
+
+    def line(self, sim_time_s: float, events: int, elapsed: float) -> str:
+        """The progress line after *elapsed* wall-clock seconds."""
+        text = f"run: simulated {sim_time_s:.4g}"
+        if self.total_s is not None:
+            text += f" of {self.total_s:.4g} s ({100.0 * min(sim_time_s / self.total_s, 1.0):.0f}%)"
+        else:
+            text += " s"
+        if elapsed > 0:
+            text += f", {_si(events / elapsed)} events/s"
+            if self.total_s is not None and sim_time_s > 0:
+                text += f", ETA {format_duration((self.total_s - sim_time_s) * elapsed / sim_time_s)}"
+        return text
+
+    def close(self) -> None:
+        """Erase the line, if one was drawn."""
+        if self._drawn:
+            self.stream.write("\r" + " " * self._drawn + "\r")
+            self.stream.flush()
+            self._drawn = 0
+
+    def __enter__(self) -> RunProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _draw(self, text: str) -> None:
+        self.stream.write("\r" + text.ljust(self._drawn))
+        self.stream.flush()
+        self._drawn = max(self._drawn, len(text))
+
+
+def _si(value: float) -> str:
+    """``"512"``, ``"12.3 k"``, ``"5.1 M"``."""
+    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= factor:
+            return f"{value / factor:.3g} {prefix}"
+    return f"{value:.3g}"

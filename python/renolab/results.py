@@ -23,6 +23,7 @@ from renolab.units import parse_duration_s, parse_rate_bps
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from renolab.traces.decode import RawTrace
@@ -318,13 +319,14 @@ class Result:
             with open(written[-1], "w", encoding="utf-8", newline="") as f:
                 self._write_table("stations", f)
         if names:
-            from renolab.traces.files import write_frames
+            from renolab.traces.files import for_file, write_frames
         for name in names:
             path = out / f"{name}.{format}"
             if self._files.get(name) == path:
                 written.append(path)
                 continue
-            write_frames(self.iter_trace(name), path, format, lambda name=name: self._empty_trace(name))
+            frames = (for_file(name, frame) for frame in self.iter_trace(name))
+            write_frames(frames, path, format, lambda name=name: for_file(name, self._empty_trace(name)))
             written.append(path)
         if ns2_trace:
             written.append(self.write_ns2_trace(out / "ns2.tr"))
@@ -506,41 +508,59 @@ class _PlotAccessor:
     def __init__(self, result: Result) -> None:
         self._result = result
 
-    def cwnd(self, **kwargs: Any) -> Figure:
-        """cwnd and ssthresh vs time, one colour per flow."""
+    def cwnd(
+        self,
+        *,
+        flows: Sequence[str] | str | None = None,
+        ssthresh: bool = True,
+        inflated: bool = False,
+        ax: Axes | None = None,
+    ) -> Figure:
+        """The controller's cwnd (solid) and ssthresh (dashed) vs time, one colour per flow;
+        *inflated* adds the window with Reno's fast-recovery inflation (dotted)."""
         from renolab import plot
 
-        return plot.cwnd(self._result, **kwargs)
+        return plot.cwnd(self._result, flows=flows, ssthresh=ssthresh, inflated=inflated, ax=ax)
 
-    def seq(self, **kwargs: Any) -> Figure:
-        """Time-sequence graph (tcptrace style) of one flow."""
+    def seq(self, *, flow: str | None = None, ax: Axes | None = None) -> Figure:
+        """Time-sequence graph (tcptrace style) of *flow* (default: the first)."""
         from renolab import plot
 
-        return plot.seq(self._result, **kwargs)
+        return plot.seq(self._result, flow=flow, ax=ax)
 
-    def throughput(self, **kwargs: Any) -> Figure:
-        """Goodput (and sending rate) vs time per flow."""
+    def throughput(
+        self,
+        *,
+        bin_s: float | None = None,
+        flows: Sequence[str] | str | None = None,
+        sent: bool = False,
+        ax: Axes | None = None,
+    ) -> Figure:
+        """Delivered throughput at the receiver vs time per flow, in bins of *bin_s*; *sent*
+        adds the sending rate."""
         from renolab import plot
 
-        return plot.throughput(self._result, **kwargs)
+        return plot.throughput(self._result, bin_s=bin_s, flows=flows, sent=sent, ax=ax)
 
-    def queue(self, **kwargs: Any) -> Figure:
-        """Queue length vs time per link direction."""
+    def queue(
+        self, *, links: Sequence[str] | str | None = None, average: bool = True, ax: Axes | None = None
+    ) -> Figure:
+        """Queue length vs time of *links* (default: the bottlenecks), with RED's average."""
         from renolab import plot
 
-        return plot.queue(self._result, **kwargs)
+        return plot.queue(self._result, links=links, average=average, ax=ax)
 
-    def cc(self, **kwargs: Any) -> Figure:
+    def cc(self, *, flows: Sequence[str] | str | None = None) -> Figure:
         """Pacing rate, bandwidth estimate and mode timeline (BBR) vs time per flow."""
         from renolab import plot
 
-        return plot.cc(self._result, **kwargs)
+        return plot.cc(self._result, flows=flows)
 
-    def summary(self, **kwargs: Any) -> Figure:
+    def summary(self) -> Figure:
         """One-page summary of the run."""
         from renolab import plot
 
-        return plot.summary(self._result, **kwargs)
+        return plot.summary(self._result)
 
     def save(self, out_dir: PathLike, kinds: Sequence[str] | None = None, formats: Sequence[str] = ("png",)) -> list[Path]:
         """Write the figures *kinds* (default: every one the recorded traces allow) as

@@ -18,7 +18,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Union
 
 from renolab import _core
@@ -35,6 +35,21 @@ if TYPE_CHECKING:
 PathLike = Union[str, "os.PathLike[str]"]
 
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+class RenolabWarning(UserWarning):
+    """A scenario that runs but will not do what its author probably meant (no flow sends
+    anything, ...); ``renolab run`` prints it as ``renolab: warning: ...``."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :meth:`Scenario.run`; :attr:`result` holds what the run collected up
+    to then (its ``summary["stop_reason"]`` is ``"interrupted"``)."""
+
+    def __init__(self, result: Result) -> None:
+        at = result.summary.get("sim_time_s")
+        super().__init__(f"interrupted at t = {at:.6g} s" if isinstance(at, (int, float)) else "interrupted")
+        self.result = result
 
 
 class Scenario:
@@ -64,12 +79,15 @@ class Scenario:
         flow: Iterable[Mapping[str, Any]] | None = None,
         description: str | None = None,
         medium: Iterable[Mapping[str, Any]] | None = None,
+        topology: Iterable[Mapping[str, Any]] | None = None,
     ) -> None:
         data: dict[str, Any] = {}
         if description is not None:
             data["description"] = description
         if simulation is not None:
             data["simulation"] = copy.deepcopy(dict(simulation))
+        if topology is not None:  # [[topology]] helpers (docs/scenario.md), before the links
+            data["topology"] = copy.deepcopy(list(topology))
         if link is not None:
             data["link"] = copy.deepcopy(list(link))
         if medium is not None:
@@ -162,6 +180,7 @@ class Scenario:
         trace_dir: PathLike | None = None,
         pcap_dir: PathLike | None = None,
         trace_memory_limit: int | None = None,
+        progress: Callable[[float, int], object] | None = None,
     ) -> Result:
         """Simulate the scenario and return a :class:`renolab.Result`.
 
@@ -177,6 +196,13 @@ class Scenario:
         :class:`renolab.SimulationError` if the simulation itself fails; the latter carries
         ``kind`` (``"panic"``, ``"invariant"`` or ``"trace"``), ``seed`` and ``scenario``
         (the JSON text that was run) to reproduce it.
+
+        *progress*, if given, is called as ``progress(sim_time_s, events)`` about every
+        50 ms of wall-clock time while the run goes on (e.g.
+        :meth:`renolab.progress.RunProgress.update`). Ctrl-C stops the run within about
+        50 ms and raises :class:`RunInterrupted` (a ``KeyboardInterrupt``) whose ``result``
+        holds what was collected. A run in which no flow sends anything (no flows, or every
+        flow starting after the end) warns with :class:`RenolabWarning`, saying why.
         """
         from renolab.results import Result
 
@@ -193,9 +219,18 @@ class Scenario:
             None if trace_dir is None else os.fspath(trace_dir),
             None if pcap_dir is None else os.fspath(pcap_dir),
             None if trace_memory_limit is None else int(trace_memory_limit),
+            progress,
         )
         wall_time_s = time.perf_counter() - start
-        return Result(raw, scenario=json.loads(scenario_json), wall_time_s=wall_time_s)
+        result = Result(raw, scenario=json.loads(scenario_json), wall_time_s=wall_time_s)
+        if result.summary.get("stop_reason") == "interrupted":
+            raise RunInterrupted(result)
+        reason = idle_reason(result)
+        if reason is not None:
+            import warnings
+
+            warnings.warn(reason, RenolabWarning, stacklevel=2)
+        return result
 
     # -- dunder -----------------------------------------------------------
 
@@ -212,6 +247,39 @@ class Scenario:
         n_links = len(links) if isinstance(links, list) else 0
         n_flows = len(flows) if isinstance(flows, list) else 0
         return f"<renolab.Scenario: {n_links} link{'s' * (n_links != 1)}, {n_flows} flow{'s' * (n_flows != 1)}>"
+
+
+def idle_reason(result: Result) -> str | None:
+    """Why no flow of *result*'s run sent anything, or None if one did."""
+    rows = result._records("flows")
+    if not rows:
+        return "the scenario has no flows ([[flow]] tables): nothing was sent; add a [[flow]] to simulate traffic"
+    if any(row.get("first_send_s") is not None for row in rows):
+        return None
+    normalised = result._scenario_normalised() or {}
+    end = result.summary.get("sim_time_s")
+    starts = []
+    for flow in normalised.get("flow", []):
+        start = flow.get("start", "0s")
+        if isinstance(start, dict):  # { uniform = [low, high] }
+            start = (start.get("uniform") or ["0s"])[0]
+        starts.append((flow.get("name"), _seconds(start)))
+    if starts and isinstance(end, (int, float)) and all(s is not None and s >= end for _, s in starts):
+        name, first = min(starts, key=lambda item: item[1])
+        return (
+            f"every flow starts at or after the end of the run ({end:g} s; the first, {name}, at {first:g} s): "
+            "nothing was sent; lengthen simulation.duration or start the flows earlier"
+        )
+    return "no flow sent anything during the run"
+
+
+def _seconds(duration: Any) -> float | None:
+    from renolab.units import parse_duration_s
+
+    try:
+        return float(parse_duration_s(duration))
+    except (TypeError, ValueError):
+        return None
 
 
 def _describe_toml_error(source: str, exc: Exception) -> str:

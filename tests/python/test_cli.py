@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import renolab
-from renolab.cli import main
+from renolab.cli import COMMANDS, main
 
 
 def _set(path, value):
@@ -86,11 +86,27 @@ def test_an_unknown_trace_name_gives_one_error_line(small_scenario, write_scenar
 
 @pytest.mark.parametrize(
     "argv",
-    [[], ["frobnicate"], ["run"], ["run", "s.toml"], ["run", "s.toml", "--out", "o", "--seed", "abc"], ["check", "--bogus", "s.toml"]],
-    ids=["no command", "unknown command", "no scenario", "no --out", "non-integer seed", "unknown flag"],
+    [["frobnicate"], ["run"], ["run", "s.toml"], ["run", "s.toml", "--out", "o", "--seed", "abc"], ["check", "--bogus", "s.toml"]],
+    ids=["unknown command", "no scenario", "no --out", "non-integer seed", "unknown flag"],
 )
 def test_bad_command_lines_give_one_error_line(argv, capsys):
     _assert_one_line_error(capsys, main(argv))
+
+
+def test_renolab_alone_prints_the_help(capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: renolab")
+    assert all(name in out for name in COMMANDS)
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_command_help_has_a_description_and_an_example(command, capsys):
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert f"renolab {command}: {COMMANDS[command][1]}." in out
+    example = out.split("example", 1)[1]
+    assert f"renolab {command} " in example
 
 
 def test_version_prints_the_package_version(capsys):
@@ -125,7 +141,7 @@ def test_run_with_format_csv_writes_the_traces_as_csv(small_scenario, write_scen
     assert code == 0, capsys.readouterr().err
     names = sorted(p.name for p in out.iterdir())
     assert names == ["cwnd.csv", "flows.csv", "links.csv", "seq.csv", "summary.json"]
-    assert (out / "cwnd.csv").read_text().splitlines()[0] == "time_s,flow,cwnd,ssthresh"
+    assert (out / "cwnd.csv").read_text().splitlines()[0] == "time_s,flow,cwnd,ssthresh,inflated_cwnd"
 
 
 def test_the_module_entry_point_reports_errors_in_a_subprocess(small_scenario, write_scenario, tmp_path):

@@ -195,7 +195,11 @@ def test_emulate_writes_what_run_writes_and_leaves_no_namespace(tmp_path, capsys
     assert sysctls["net.ipv4.tcp_no_metrics_save"] == "1"
     assert em["mtu"] == 1500 and em["oversize_packets"] == 0
     cwnd = (out / "cwnd.csv").read_text().splitlines()
-    assert cwnd[0].startswith("time_s,flow,cwnd,ssthresh") and len(cwnd) > 5
+    assert cwnd[0] == "time_s,flow,cwnd,ssthresh,inflated_cwnd" and len(cwnd) > 5
+    # Whole records: the kernel's window in both window columns, an infinite ssthresh empty.
+    first = cwnd[1].split(",")
+    assert first[1] == "f" and first[2] == first[4] and float(first[2]) >= 1
+    assert all(len(line.split(",")) == 5 for line in cwnd[1:])
     assert (out / "pcap" / "neck.pcap").stat().st_size > 100_000
     assert renolab_namespaces() == []
 

@@ -29,10 +29,10 @@ from renolab.traces import (
 ALL = [name for name in TRACE_NAMES if name != "cc"]
 
 EXPECTED_COLUMNS = {
-    "cwnd": ["time_s", "flow", "cwnd", "ssthresh"],
+    "cwnd": ["time_s", "flow", "cwnd", "ssthresh", "inflated_cwnd"],
     "seq": ["time_s", "flow", "event", "seq"],
     "rtt": ["time_s", "flow", "rtt_s", "srtt_s", "rto_s"],
-    "queue": ["time_s", "link", "packets", "bytes", "marked"],
+    "queue": ["time_s", "link", "packets", "bytes", "marked", "avg_packets"],
     "drops": ["time_s", "link", "flow", "kind", "seq", "cause"],
     "hops": ["time_s", "link", "event", "kind", "size", "flow", "seq", "uid"],
     "cc": [
@@ -59,7 +59,7 @@ def test_every_trace_has_its_documented_columns_and_categories(result):
         assert frame["time_s"].is_monotonic_increasing, name
     # The categories are the documented names (docs/outputs.md), in code order.
     assert list(result.trace("seq")["event"].cat.categories) == [
-        "sent", "retransmitted", "acked", "dropped", "ack_dropped"
+        "sent", "retransmitted", "acked", "dropped", "ack_dropped", "received"
     ]
     assert list(result.trace("hops")["event"].cat.categories) == ["enqueue", "dequeue", "receive", "drop", "retry"]
     assert list(result.trace("hops")["kind"].cat.categories) == ["data", "ack", "syn", "synack", "datagram"]
@@ -121,7 +121,7 @@ def test_a_scripted_drop_decodes_to_the_events_and_times_it_must_have():
 
     cwnd = run.trace("cwnd")
     assert cwnd["cwnd"].tolist()[:5] == [1.0, 2.0, 3.0, 4.0, 1.0]  # slow start, then the timeout
-    assert cwnd["ssthresh"].tolist()[:5] == [4294967295.0] * 4 + [2.0]
+    assert cwnd["ssthresh"].tolist()[:5] == [np.inf] * 4 + [2.0]  # unset: infinite
     assert run.trace("rtt")["rtt_s"].iloc[0] == pytest.approx(rtt)
     f = run.flows.iloc[0]
     assert (f["retransmits"], f["timeouts"], f["fast_retransmits"], f["drops"]) == (1, 1, 0, 1)

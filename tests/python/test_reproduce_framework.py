@@ -9,7 +9,17 @@ import pytest
 
 from renolab import experiments
 from renolab.cli import main
-from renolab.experiments.report import ClaimRow, Report, format_value, paper_values, read_claims, slug
+from renolab.experiments.report import (
+    INCONCLUSIVE,
+    ClaimRow,
+    Report,
+    against,
+    all_of,
+    format_value,
+    paper_values,
+    read_claims,
+    slug,
+)
 from renolab.experiments.runner import run_many
 
 
@@ -83,19 +93,35 @@ def test_read_claims_reads_back_what_write_wrote(tmp_path: Path) -> None:
     report.claim("mu falls | rises", "it does | twice", True)
     report.claim("a number", "off by\nhalf", False)
     report.claim("untestable", "", None)
+    report.claim("over 55 %", "40 % (95 % CI 16.8-68.7)", against(16.8, 68.7, 55.0))
     report.note("## Claims\n\n| 9 | a note | not | a claim |")
-    rows = read_claims(report.write().read_text(encoding="utf-8"))
+    text = report.write().read_text(encoding="utf-8")
+    rows = read_claims(text)
     assert rows == [
         ClaimRow("mu falls | rises", "it does | twice", "✅ holds"),
         ClaimRow("a number", "off by half", "❌ does not hold"),
         ClaimRow("untestable", "", "— not testable"),
+        ClaimRow("over 55 %", "40 % (95 % CI 16.8-68.7)", "❔ inconclusive (too few runs)"),
     ]
+    assert "1 of 4 claims hold, 1 do not, 1 is inconclusive (too few runs), 1 cannot be tested here." in text
     assert [r.holds for r in rows] == [c.holds for c in report.claims]
     assert read_claims(Report("none", "No claims", "-", tmp_path / "none").write().read_text(encoding="utf-8")) == []
     with pytest.raises(ValueError, match="no claims table"):
         read_claims("# a report\n\nwithout claims\n")
     with pytest.raises(ValueError, match="unknown verdict"):
         ClaimRow("p", "m", "maybe").holds
+
+
+def test_a_claim_whose_interval_contains_the_threshold_is_inconclusive() -> None:
+    assert against(56.0, 70.0, 55.0) is True
+    assert against(40.0, 54.0, 55.0) is False
+    assert against(16.8, 68.7, 55.0) == INCONCLUSIVE
+    assert against(1.0, 2.0, 3.0, above=False) is True
+    assert against(float("nan"), float("nan"), 55.0) is None
+    assert against(60.0, float("nan"), 55.0) is True  # one run: the estimate alone
+    assert all_of([True, INCONCLUSIVE, True]) == INCONCLUSIVE
+    assert all_of([INCONCLUSIVE, False]) is False
+    assert all_of([True, True]) is True
 
 
 def test_slug_and_format() -> None:

@@ -39,7 +39,7 @@ def test_summary_adds_version_wall_time_and_input_scenario(result, small_scenari
 
 def test_cwnd_trace_has_seconds_flow_names_and_window_columns(result):
     trace = result.trace("cwnd")
-    assert list(trace.columns) == ["time_s", "flow", "cwnd", "ssthresh"]
+    assert list(trace.columns) == ["time_s", "flow", "cwnd", "ssthresh", "inflated_cwnd"]
     assert len(trace) > 0
     assert set(trace["flow"]) == {"f1"}
     assert trace["time_s"].is_monotonic_increasing

@@ -330,8 +330,19 @@ def reference(tmp_path_factory):
 def test_runs_and_summary_tables(reference):
     runs, summary = reference
     assert reference.total == len(runs) == 12 and reference.executed == 12
-    assert list(runs.columns[:6]) == ["point", "link.bottleneck.rate", "flow.f1.variant", "replication", "seed", "flow"]
+    assert list(runs.columns[:7]) == [
+        "point", "link.bottleneck.rate", "link.bottleneck.rate_bps", "flow.f1.variant", "replication", "seed", "flow"
+    ]
+    assert list(runs["link.bottleneck.rate_bps"].unique()) == [1e6, 2e6]
     assert {"throughput_bps", "completion_time_s", "retransmits", "events", "key"} <= set(runs.columns)
+    # The flow's bottleneck of the run and Jain's index over its flows, at the end.
+    assert list(runs.columns[-4:]) == ["link_utilisation", "link_drops", "link_max_queue", "jain"]
+    assert runs["link_utilisation"].between(0, 1).all() and (runs["link_max_queue"] > 0).all()
+    assert (runs["jain"] == 1.0).all()  # one flow
+    # Run facts are kept but not averaged.
+    assert not set(summary["metric"]) & {"events", "sim_time_s", "first_send_s", "finish_s"}
+    assert {"goodput_bps", "link_utilisation", "jain", "latency_p99_s"} <= set(summary["metric"])
+    assert "link.bottleneck.rate_bps" in summary.columns
     assert list(runs["point"]) == [p for p in range(4) for _ in range(3)]
     assert list(runs["replication"]) == [0, 1, 2] * 4
     assert runs.groupby("point")["retransmits"].nunique().max() > 1  # the seeds matter
@@ -396,7 +407,7 @@ def test_without_an_output_directory_results_are_returned(reference):
     result = sweep.run(workers=1, progress=False)
     assert result.out is None and len(result.runs) == 3
     expected = reference.runs[reference.runs["point"] == 0]
-    expected = expected.drop(columns=["point", "link.bottleneck.rate", "flow.f1.variant"])
+    expected = expected.drop(columns=["point", "link.bottleneck.rate", "link.bottleneck.rate_bps", "flow.f1.variant"])
     pd.testing.assert_frame_equal(
         result.runs.drop(columns=["point", "flow.f1.variant"]).reset_index(drop=True), expected.reset_index(drop=True)
     )

@@ -96,12 +96,18 @@ fn one_dropped_segment_is_fast_retransmitted_once_and_cwnd_halves() {
     // included" (§3.2 step 2): the flight is W.
     let ssthresh = trace.ssthresh[i];
     assert_eq!(ssthresh, (cwnd_before.floor() / 2.0).floor());
-    assert_eq!(trace.cwnd[i], ssthresh + 3.0);
+    // The controller's window is ssthresh at once; the window the sender may fill is
+    // inflated by the three duplicate ACKs (RFC 5681 §3.2 step 3).
+    assert_eq!(trace.cwnd[i], ssthresh);
+    assert_eq!(trace.inflated_cwnd[i], ssthresh + 3.0);
     // Recovery ends with the window deflated to ssthresh.
-    let exit = (i..trace.cwnd.len())
-        .find(|&j| trace.cwnd[j] == ssthresh)
+    let exit = (i..trace.inflated_cwnd.len())
+        .find(|&j| trace.inflated_cwnd[j] == ssthresh)
         .expect("deflation");
-    assert!(trace.cwnd[i..exit].iter().all(|&c| c > ssthresh));
+    assert!(trace.inflated_cwnd[i..exit].iter().all(|&c| c > ssthresh));
+    assert!(trace.cwnd[i..exit].iter().all(|&c| c == ssthresh));
+    // Outside recovery the two agree.
+    assert!((0..i).all(|j| trace.cwnd[j] == trace.inflated_cwnd[j]));
 }
 
 #[test]

@@ -90,30 +90,12 @@ fn events(out: &RunOutput) -> Vec<(u64, SeqEvent, u32)> {
         .collect()
 }
 
-fn send_time(out: &RunOutput, seq: u32) -> u64 {
-    events(out)
-        .iter()
-        .find(|&&(_, e, s)| e == SeqEvent::Sent && s == seq)
-        .unwrap()
-        .0
-}
-
 fn retransmission_times(out: &RunOutput) -> Vec<(u64, u32)> {
     events(out)
         .iter()
         .filter(|e| e.1 == SeqEvent::Retransmitted)
         .map(|e| (e.0, e.2))
         .collect()
-}
-
-/// cwnd just before `t` (the last trace row strictly before it).
-fn cwnd_before(out: &RunOutput, t: u64) -> f64 {
-    cwnd_rows(out)
-        .iter()
-        .rev()
-        .find(|r| r.0 < t)
-        .map(|r| r.1)
-        .unwrap()
 }
 
 /// Segments outstanding just before `t`: highest sent + 1 - last cumulative ACK.

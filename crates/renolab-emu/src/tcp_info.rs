@@ -75,11 +75,11 @@ impl TcpInfo {
         })
     }
 
-    /// ssthresh in segments as the `cwnd` trace records it (renolab's "arbitrarily high"
-    /// for the kernel's infinite value).
+    /// ssthresh in segments as the `cwnd` trace records it (infinite for the kernel's
+    /// TCP_INFINITE_SSTHRESH, as renolab's unset ssthresh).
     pub fn ssthresh_segments(&self) -> f64 {
         if self.snd_ssthresh >= INFINITE_SSTHRESH {
-            u32::MAX as f64
+            f64::INFINITY
         } else {
             self.snd_ssthresh as f64
         }
@@ -102,7 +102,7 @@ mod tests {
         let info = TcpInfo::parse(&b).unwrap();
         assert_eq!((info.ca_state, info.rtt_us, info.snd_cwnd), (3, 20_150, 42));
         assert_eq!((info.total_retrans, info.total_rto), (7, Some(2)));
-        assert_eq!(info.ssthresh_segments(), u32::MAX as f64);
+        assert_eq!(info.ssthresh_segments(), f64::INFINITY);
         // A 4.9 kernel returns 192 bytes: no bytes_retrans, no RTO count.
         let old = TcpInfo::parse(&b[..192]).unwrap();
         assert_eq!((old.bytes_retrans, old.total_rto), (None, None));

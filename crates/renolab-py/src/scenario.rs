@@ -29,7 +29,7 @@ fn expand_topology(doc_json: &str) -> PyResult<String> {
             .map_err(|e| ScenarioError::new_err(format!("not valid JSON: {e}")))?;
         let root = renolab_core::scenario::reader::Table::new("", &doc)
             .map_err(|e| ScenarioError::new_err(e.to_string()))?;
-        let links = renolab_core::scenario::topology::expand(&root)
+        let (links, _) = renolab_core::scenario::topology::expand(&root)
             .map_err(|e| ScenarioError::new_err(e.to_string()))?;
         Ok(serde_json::Value::Array(links).to_string())
     })

@@ -8,7 +8,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::path::PathBuf;
 
-use renolab_core::sim::{run as run_scenario, RunError, RunOutput};
+use renolab_core::sim::{run_monitored, RunError, RunOutput};
+use renolab_core::time::SimTime;
 use renolab_core::trace::{TraceData, TraceRequest};
 
 use renolab_core::Scenario;
@@ -54,6 +55,9 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&flows, "mean_latency_s", f, |r| r.mean_latency_s)?;
     column(&flows, "ecn_marks", f, |r| r.ecn_marks)?;
     column(&flows, "cwnd_reductions", f, |r| r.cwnd_reductions)?;
+    column(&flows, "latency_p50_s", f, |r| r.latency_p50_s)?;
+    column(&flows, "latency_p99_s", f, |r| r.latency_p99_s)?;
+    column(&flows, "jitter_s", f, |r| r.jitter_s)?;
 
     let links = PyDict::new(py);
     let l = &out.links[..];
@@ -136,15 +140,61 @@ enum Failure {
     Run(RunError),
 }
 
+/// Wall-clock time between two looks at Python from inside a run (pending signals, the
+/// progress callback): a Ctrl-C stops the run within this and the few milliseconds of
+/// events until the next monitor call ([`renolab_core::sim::MONITOR_EVERY_EVENTS`]).
+const LOOK_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// What the run loop's monitor does from the binding: every [`LOOK_EVERY`] it takes the GIL
+/// back for a moment to run Python's signal handlers (the run holds the main thread, so a
+/// Ctrl-C's `KeyboardInterrupt` would otherwise wait for the end of the run) and to call
+/// `progress(sim_time_s, events)`. An exception from either stops the run; it is kept
+/// for the caller.
+struct Watch {
+    progress: Option<Py<PyAny>>,
+    last_look: std::time::Instant,
+    error: Option<PyErr>,
+}
+
+impl Watch {
+    fn check(&mut self, now: SimTime, events: u64) -> bool {
+        if self.last_look.elapsed() < LOOK_EVERY {
+            return true;
+        }
+        self.last_look = std::time::Instant::now();
+        let outcome = Python::attach(|py| {
+            py.check_signals()?;
+            if let Some(progress) = &self.progress {
+                progress.call1(py, (now.as_secs_f64(), events))?;
+            }
+            Ok::<(), PyErr>(())
+        });
+        match outcome {
+            Ok(()) => true,
+            Err(e) => {
+                self.error = Some(e);
+                false
+            }
+        }
+    }
+}
+
 /// Runs a scenario (JSON text). `traces` names the series to record (e.g. `["cwnd"]`);
 /// `trace_dir` streams them to files there instead of memory, else `trace_memory_limit`
 /// (bytes) caps each in memory; `pcap_dir` writes one pcap file per link there;
-/// `check_invariants` audits conservation after every event (slow; for tests).
+/// `check_invariants` audits conservation after every event (slow; for tests);
+/// `progress(sim_time_s, events)` is called about every 50 ms of a long run.
+///
+/// A Ctrl-C (`KeyboardInterrupt` from Python's signal handler) stops the run within about
+/// 50 ms: the result of what ran is returned, its `summary["stop_reason"]` is
+/// `"interrupted"`. Any other exception raised by a signal handler or by `progress` stops
+/// the run too and is raised.
 ///
 /// A `SimulationError` from the engine (a panic, a broken invariant, a trace that could
 /// not be written) carries the attributes `kind`, `seed` and `scenario`.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false, trace_dir = None, pcap_dir = None, trace_memory_limit = None))]
+#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false, trace_dir = None, pcap_dir = None, trace_memory_limit = None, progress = None))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
@@ -153,6 +203,7 @@ fn run<'py>(
     trace_dir: Option<PathBuf>,
     pcap_dir: Option<PathBuf>,
     trace_memory_limit: Option<u64>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let request = TraceRequest {
         names: traces,
@@ -160,13 +211,26 @@ fn run<'py>(
         pcap_dir,
         memory_limit: trace_memory_limit,
     };
+    let mut watch = Watch {
+        progress,
+        last_look: std::time::Instant::now(),
+        error: None,
+    };
     let outcome = py.detach(|| {
         catch_unwind(|| {
             let scenario = Scenario::from_json_str(scenario_json).map_err(Failure::Scenario)?;
             test_panic_hook("run");
-            run_scenario(&scenario, &request, check_invariants).map_err(Failure::Run)
+            run_monitored(&scenario, &request, check_invariants, &mut |now, events| {
+                watch.check(now, events)
+            })
+            .map_err(Failure::Run)
         })
     });
+    if let Some(error) = watch.error {
+        if !error.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+            return Err(error);
+        }
+    }
     let seed = scenario_seed(scenario_json);
     match outcome {
         Ok(Ok(out)) => to_python(py, &out),

@@ -39,6 +39,7 @@ def _against(text: str) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``renolab bench``."""
     parser.description = (
+        f"{parser.description}\n\n"
         "Measure renolab on the reference dumbbell (1 and 10 Reno flows over 1 Gb/s, 30 simulated "
         "seconds), optionally side by side with ns-2.35 on the same scenario. Figure of merit: data "
         "packets delivered in order per wall-clock second of the run. Each run is a fresh child "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -27,10 +28,29 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("renolab.cli.check", "validate a scenario without running it"),
     "sweep": ("renolab.cli.sweep", "run a parameter sweep in parallel (resumable)"),
     "bench": ("renolab.cli.bench", "measure renolab's speed, side by side with ns-2"),
-    "plot": ("renolab.cli.plot", "draw the figures of a run directory (PNG, SVG)"),
+    "plot": ("renolab.cli.plot", "draw the figures of a run or sweep directory (PNG, SVG)"),
     "export": ("renolab.cli.export", "write the scenario for another simulator (ns2)"),
     "validate": ("renolab.cli.validate", "run the scenario in renolab and ns-2 (or Linux) and compare"),
     "reproduce": ("renolab.cli.reproduce", "reproduce a published study: figures, tables, report"),
+}
+
+#: An example of every command, shown at the end of ``renolab COMMAND --help``.
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "run": (
+        "renolab run examples/lee2001_w640.toml --out out/demo --trace cwnd,seq",
+        "renolab run examples/dumbbell_red.toml --out out/red --trace queue --format csv",
+    ),
+    "emulate": ("sudo renolab emulate examples/lee2001_w640.toml --out out/kernel --trace cwnd",),
+    "check": ("renolab check examples/dumbbell_red.toml",),
+    "sweep": ("renolab sweep examples/sweep_variants.toml --out out/variants --workers 2",),
+    "bench": ("renolab bench --repeat 1",),
+    "plot": (
+        "renolab plot out/demo --kind cwnd,seq --flow f1",
+        "renolab plot out/variants --x link.bottleneck.rate_bps --y goodput_bps --hue flow.f1.variant",
+    ),
+    "export": ("renolab export ns2 examples/lee2001_w640.toml -o lee2001.tcl",),
+    "validate": ("renolab validate examples/lee2001_w640.toml", "renolab validate tests/validation/random_red_two_reno.toml --runs 5"),
+    "reproduce": ("renolab reproduce lee2001 --quick --out out/lee2001",),
 }
 
 
@@ -46,12 +66,32 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"renolab {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module_name, help_text) in COMMANDS.items():
-        sub = commands.add_parser(name, help=help_text)
+        examples = "\n".join(f"  {line}" for line in EXAMPLES.get(name, ()))
+        sub = commands.add_parser(
+            name,
+            help=help_text,
+            description=f"renolab {name}: {help_text}.",
+            epilog=f"example{'s' * (len(EXAMPLES.get(name, ())) > 1)}:\n{examples}" if examples else None,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         if name == command:
             module = importlib.import_module(module_name)
             module.add_arguments(sub)
             sub.set_defaults(handler=module.run)
     return parser
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:
+    """renolab's own warnings as one line, ``renolab: warning: <message>``, on stderr."""
+    from renolab.scenario import RenolabWarning
+
+    if issubclass(category, RenolabWarning):
+        print(f"renolab: warning: {message}", file=sys.stderr)
+    else:
+        _DEFAULT_SHOW_WARNING(message, category, *args, **kwargs)  # type: ignore[arg-type]
+
+
+_DEFAULT_SHOW_WARNING = warnings.showwarning
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -62,6 +102,10 @@ def _command_of(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with *argv* (default ``sys.argv[1:]``) and return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:  # `renolab` alone: what it can do
+        build_parser().print_help()
+        return EXIT_OK
+    warnings.showwarning = _show_warning
     try:
         parser = build_parser(_command_of(argv))
         args = parser.parse_args(argv)

@@ -1,11 +1,13 @@
-"""``renolab plot DIR``: draw the figures of a run directory (:mod:`renolab.plot`)."""
+"""``renolab plot DIR``: draw the figures of a run directory (:mod:`renolab.plot`), or a
+sweep's metric against its parameters when DIR is a sweep's output directory."""
 
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
-from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, fail
+from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, UsageError, fail
 from renolab.plot import KINDS, save_figures
 from renolab.results import Result
 
@@ -16,14 +18,25 @@ def _names(text: str) -> list[str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``renolab plot``."""
-    parser.add_argument("run_dir", metavar="DIR", help="a run directory (written by renolab run)")
+    parser.add_argument("run_dir", metavar="DIR", help="a run directory (renolab run) or a sweep directory (renolab sweep)")
     parser.add_argument(
         "--kind",
         metavar="KIND[,KIND...]",
         type=_names,
         action="append",
-        help=f"figures to draw: {', '.join(KINDS)} (default: every one the recorded traces allow)",
+        help=f"run figures to draw: {', '.join(KINDS)} (default: every one the recorded traces allow)",
     )
+    parser.add_argument("--flow", metavar="NAME", help="the flow of the time-sequence graph, cwnd and throughput figures (default: all; seq: the first)")
+    parser.add_argument(
+        "--link",
+        metavar="NAME[,NAME...]",
+        type=_names,
+        action="append",
+        help="link directions of the queue figure (default: the flows' bottlenecks)",
+    )
+    parser.add_argument("--x", metavar="PARAM", help="sweep: the parameter on the x axis (default: the first numeric one)")
+    parser.add_argument("--y", metavar="METRIC", default="goodput_bps", help="sweep: the metric plotted (default goodput_bps)")
+    parser.add_argument("--hue", metavar="PARAM", help="sweep: one line per value of this parameter (default: another parameter)")
     parser.add_argument(
         "--format",
         metavar="FMT[,FMT...]",
@@ -35,14 +48,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Draw the figures of a run directory."""
-    result = Result.load(args.run_dir)
-    kinds = [k for group in args.kind for k in group] if args.kind else None
+    """Draw the figures of a run directory, or a sweep's metric against a parameter."""
+    directory = Path(args.run_dir)
     formats = args.format or ["png"]
-    out = Path(args.out) if args.out else Path(args.run_dir) / "plots"
+    out = Path(args.out) if args.out else directory / "plots"
+    if (directory / "sweep.json").is_file():
+        return _sweep(args, directory, out, formats)
+    if args.x or args.hue:
+        raise UsageError(f"--x and --hue are for a sweep directory; {directory} is not one (no sweep.json)")
+    if not (directory / "flows.csv").is_file():
+        return fail(f"{directory}: not a renolab run directory (no flows.csv) nor a sweep directory (no sweep.json)", EXIT_BAD_INPUT)
+    result = Result.load(directory)
+    kinds = [k for group in args.kind for k in group] if args.kind else None
+    links = [x for group in args.link for x in group] if args.link else None
     try:
-        written = save_figures(result, out, kinds=kinds, formats=formats)
-    except ValueError as exc:  # an unknown kind or format
+        written = save_figures(result, out, kinds=kinds, formats=formats, flow=args.flow, links=links)
+    except ValueError as exc:  # an unknown kind, format, flow or link
         return fail(exc, EXIT_BAD_INPUT)
+    print(f"wrote {', '.join(p.name for p in written)} to {out}")
+    return EXIT_OK
+
+
+def _sweep(args: argparse.Namespace, directory: Path, out: Path, formats: list[str]) -> int:
+    import matplotlib
+    import pandas as pd
+
+    from renolab.plot import IMAGE_FORMATS, sweep
+
+    if args.kind or args.flow or args.link:
+        raise UsageError("--kind, --flow and --link are for a run directory; for a sweep use --x, --y and --hue")
+    summary_path = directory / "summary.parquet"
+    if not summary_path.is_file():
+        return fail(f"{directory}: the sweep has not finished (no summary.parquet); run the same renolab sweep again to finish it", EXIT_BAD_INPUT)
+    for fmt in formats:
+        if fmt not in IMAGE_FORMATS:
+            return fail(f"unknown image format {fmt!r}; allowed: {', '.join(IMAGE_FORMATS)}", EXIT_BAD_INPUT)
+    summary = pd.read_parquet(summary_path)
+    try:
+        fig = sweep(summary, x=args.x, y=args.y, hue=args.hue)
+    except ValueError as exc:
+        return fail(exc, EXIT_BAD_INPUT)
+    out.mkdir(parents=True, exist_ok=True)
+    x_label = fig.axes[0].get_xlabel()
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{args.y}-vs-{x_label}")
+    written = []
+    with matplotlib.rc_context({"svg.hashsalt": "renolab", "svg.fonttype": "none"}):
+        for fmt in formats:
+            path = out / f"{stem}.{fmt}"
+            metadata = {"Date": None} if fmt in ("svg", "pdf") else {"Software": None}
+            fig.savefig(path, format=fmt, dpi=120, metadata=metadata)
+            written.append(path)
     print(f"wrote {', '.join(p.name for p in written)} to {out}")
     return EXIT_OK

@@ -66,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
                 return fail(f"emulation failed: {exc}", EXIT_SIMULATION_FAILED)
         else:
             report = reproduce(target, quick=bool(args.quick), workers=args.workers)
-        print(f"{name}: wrote {report} ({time.perf_counter() - start:.1f} s)")
+        html = Path(report).with_suffix(".html")
+        also = f" and {html.name}" if html.is_file() else ""
+        print(f"{name}: wrote {report}{also} ({time.perf_counter() - start:.1f} s)")
     if missing and len(missing) == len(names):
         return fail("no study is available yet", EXIT_BAD_INPUT)
     return EXIT_OK

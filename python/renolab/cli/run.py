@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from renolab import __version__
 from renolab._core import SimulationError
-from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SIMULATION_FAILED, fail
-from renolab.scenario import Scenario
+from renolab.cli._common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIMULATION_FAILED, fail
+from renolab.scenario import RunInterrupted, Scenario
 
 if TYPE_CHECKING:
     from renolab.results import Result
@@ -46,20 +46,35 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--ns2-trace", action="store_true", help="write DIR/ns2.tr, an ns-2 trace (+ - r d lines)")
     run.add_argument("--seed", type=int, metavar="N", help="override simulation.seed")
     run.add_argument("--check-invariants", action="store_true", help="enable the core's internal consistency checks")
+    run.add_argument(
+        "--quiet", action="store_true", help="no progress line on the terminal (none is drawn when stderr is not one)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from renolab.progress import RunProgress
+    from renolab.units import parse_duration_s
+
     scenario = Scenario.from_toml(args.scenario)
     if args.seed is not None:
         scenario = scenario.with_seed(args.seed)
     traces = list(dict.fromkeys(name for group in args.trace for name in group))
+    # A bad scenario leaves no output directory behind.
+    duration = scenario.validate()["simulation"].get("duration")
+    progress = RunProgress(parse_duration_s(duration) if duration else None, enabled=not args.quiet)
 
     def simulate(recorded: list[str], trace_dir: Any, pcap_dir: Any) -> Result:
-        return scenario.run(
-            trace=recorded, check_invariants=args.check_invariants, trace_dir=trace_dir, pcap_dir=pcap_dir
-        )
+        try:
+            return scenario.run(
+                trace=recorded,
+                check_invariants=args.check_invariants,
+                trace_dir=trace_dir,
+                pcap_dir=pcap_dir,
+                progress=progress.update,
+            )
+        finally:
+            progress.close()
 
-    scenario.validate()  # a bad scenario leaves no output directory behind
     if args.ns2_trace and scenario.to_dict().get("medium"):
         return fail(
             "--ns2-trace: ns-2's trace lines name a link's two nodes, which a medium's frames do not have; run without it",
@@ -73,6 +88,13 @@ def run(args: argparse.Namespace) -> int:
         report = _write_panic_report(args.out, exc)
         where = f"; scenario and seed written to {report}" if report else ""
         return fail(f"simulation failed: {exc}{where}", EXIT_SIMULATION_FAILED)
+    except RunInterrupted as exc:
+        s = exc.result.summary
+        return fail(
+            f"interrupted at t = {s['sim_time_s']:.6g} s ({s['events']} events); what was collected is in "
+            f"{args.out} (summary.json: stop_reason = \"interrupted\")",
+            EXIT_INTERRUPTED,
+        )
     result = written.pop(0)
     print(format_flows_table(result))
     s = result.summary
@@ -99,14 +121,20 @@ def run_and_save(
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".renolab-traces-", dir=out)) if recorded else None
+    interrupted: RunInterrupted | None = None
     try:
-        result = execute(recorded, scratch, out / "pcap" if args.pcap else None)
+        try:
+            result = execute(recorded, scratch, out / "pcap" if args.pcap else None)
+        except RunInterrupted as exc:  # Ctrl-C: keep what the run collected
+            result, interrupted = exc.result, exc
         written = result.save(out, format=args.format, traces=traces, ns2_trace=ns2_trace)
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     if args.pcap:
         written += sorted((out / "pcap").glob("*.pcap"))
+    if interrupted is not None:
+        raise interrupted
     return [result, *written]
 
 

@@ -34,6 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--retransmits-tol", type=float, metavar="N", help="retransmissions that may differ (default 0)")
     p.add_argument("--timeouts-tol", type=float, metavar="N", help="timeouts that may differ (default 0)")
     p.add_argument("--ns", default="ns", metavar="PATH", help="the ns-2 command (default: ns)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
 
 def _tolerance(args: argparse.Namespace, base: Tolerance, extra: dict) -> Tolerance:
@@ -67,7 +68,7 @@ def _against_linux(args: argparse.Namespace) -> int:
             seed=args.seed,
             tolerance=_tolerance(args, LINUX_TOLERANCE, extra),
             name=os.path.basename(args.scenario),
-            progress=lambda m: print(m, file=sys.stderr, flush=True),
+            progress=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
         )
     except emu.EmulationError as exc:
         code = EXIT_BAD_INPUT if getattr(exc, "kind", "") == "unsupported" else EXIT_SIMULATION_FAILED
@@ -95,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             ns=args.ns,
             name=os.path.basename(args.scenario),
+            progress=not args.quiet,
         )
     except Ns2NotFound as exc:
         return fail(exc, EXIT_BAD_INPUT)

@@ -116,6 +116,9 @@ def _first_episode(result: Any) -> dict[str, Any]:
 
     seq = result.trace("seq")
     cwnd = result.trace("cwnd")
+    # The window the sender could fill, fast-recovery inflation included: what this study's
+    # figures and claims were computed from before the cwnd trace split the two columns.
+    cwnd = cwnd.assign(cwnd=cwnd["inflated_cwnd"])
     seq = seq[(seq["flow"].astype(str) == NEW_FLOW).to_numpy()]
     cwnd = cwnd[(cwnd["flow"].astype(str) == NEW_FLOW).to_numpy()]
     episodes = metrics.recovery_episodes(seq, cwnd)

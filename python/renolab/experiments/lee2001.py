@@ -152,6 +152,9 @@ def _analyse_run(result: Any) -> dict[str, Any]:
 
     seq = result.trace("seq")
     cwnd = result.trace("cwnd")
+    # The window the sender could fill, fast-recovery inflation included: what this study's
+    # figures and claims were computed from before the cwnd trace split the two columns.
+    cwnd = cwnd.assign(cwnd=cwnd["inflated_cwnd"])
     flow = result.flows.iloc[0]
     capacity = float(flow["bottleneck_bps"])
     t_c = float(flow["completion_time_s"])

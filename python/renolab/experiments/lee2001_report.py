@@ -29,6 +29,18 @@ def _figure(rows: int, cols: int, width: float, height: float) -> tuple[Any, Any
 
 
 _COLOURS = {"reno": "tab:blue", "newreno": "tab:red", "sack": "tab:green"}
+
+
+def _variant_and_style_handles() -> list[Any]:
+    """Legend entries of Fig. 2: a colour per variant, a line style per setting, the paper's
+    mark: readable where one entry per (variant, setting) line was not (the dashes of a
+    short handle look solid)."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=c, marker="o", ms=3, label=VARIANT_LABELS[v]) for v, c in _COLOURS.items()]
+    handles += [Line2D([], [], color="0.3", ls=_STYLES[s], label=SETTING_LABELS[s]) for s in SETTINGS]
+    handles.append(Line2D([], [], color="0.3", marker="x", ls="none", ms=7, mew=2, label="paper"))
+    return handles
 _STYLES = {"ns235": "-", "era2001": "--"}
 _ALPHA_NAMES = {0.25: "B = W*/4", 0.5: "B = W*/2", 0.75: "B = 3W*/4", 1.0: "B = W*"}
 
@@ -97,10 +109,11 @@ def write_report(report: Any, grid: Any, details: dict, paper: dict, quick: bool
         ax.set_ylim(0, 1.02)
         ax.set_title(f"({'abcd'[k]}) {_ALPHA_NAMES.get(a, f'B = {a:g} W*')}", fontsize="small")
         ax.set_xlabel("W* (packets)")
-        ax.set_ylabel("mu")
+        ax.set_ylabel("μ")
         ax.grid(alpha=0.3)
-    axes.flat[0].legend(fontsize="x-small", loc="lower left")
-    report.figure(fig, "Fig. 2", "Average link utilisation mu vs BDP (solid: ns-2.35 defaults, dashed: 2001-era ns; x: the paper's values from its text)")
+        ax.label_outer()  # the panels share their scales: label the outer ones only
+    axes.flat[0].legend(handles=_variant_and_style_handles(), fontsize="x-small", loc="lower left", handlelength=3.5)
+    report.figure(fig, "Fig. 2", "Average link utilisation μ vs BDP (solid: ns-2.35 defaults, dashed: 2001-era ns; x: the paper's values from its text)")
 
     # Table 1 (the paper's parameter table, with renolab's results for every point).
     t1 = grid[["setting", "variant", "capacity_mbps", "w_star", "buffer", "alpha", "t_c_s", "mu", "timeouts",
@@ -212,16 +225,28 @@ def write_report(report: Any, grid: Any, details: dict, paper: dict, quick: bool
         for number, variant in (("Fig. 3", "reno"), ("Fig. 4", "sack"), ("Fig. 5", "newreno")):
             fig, axes = _figure(1, 1, 7.5, 3.6)
             ax = axes[0, 0]
+            top = 1.0
             for w in wstars:
                 tn = details[("ns235", variant, w // 20, 0.5)]["tn"]
                 ax.step(tn["time_s"] + TN_BIN_S, tn["t_n"], where="pre", color=cmap.get(w), lw=1.1, label=f"W* = {w}")
+                if len(tn) and tn["time_s"].iloc[-1] + TN_BIN_S < 10:  # the transfer completed: say so
+                    end = float(tn["time_s"].iloc[-1]) + TN_BIN_S
+                    ax.plot([end], [float(tn["t_n"].iloc[-1])], "|", color=cmap.get(w), ms=10, mew=2)
+                top = max(top, float(tn["t_n"].max()) if len(tn) else 0.0)
+            ax.plot([], [], "|", color="0.3", ms=10, mew=2, ls="none", label="transfer complete")
             ax.set_xlim(0, 10)
-            ax.set_ylim(0, 1.6)
+            ax.set_ylim(0, 1.05 * top)  # no curve clipped
             ax.set_xlabel("time (s)")
             ax.set_ylabel("T_N")
             ax.grid(alpha=0.3)
-            ax.legend(fontsize="x-small", ncol=3)
-            report.figure(fig, number, f"T_N of {VARIANT_LABELS[variant]} when B = W*/2 (ns-2.35 defaults; {TN_BIN_S:g}-s bins)")
+            ax.legend(fontsize="x-small", ncol=4)
+            report.figure(
+                fig,
+                number,
+                f"T_N of {VARIANT_LABELS[variant]} when B = W*/2 (ns-2.35 defaults; {TN_BIN_S:g}-s bins). A curve ends "
+                "where its 64 Mbit transfer completes (|); T_N counts bytes when their ACK arrives, so the ACK that ends "
+                "a loss recovery lifts a bin above 1",
+            )
 
         # Table 2
         t2 = paper["table2"]
@@ -400,7 +425,7 @@ def write_report(report: Any, grid: Any, details: dict, paper: dict, quick: bool
             ax.set_ylabel("BG")
             ax.grid(alpha=0.3)
     axes[0, 0].legend(fontsize="x-small")
-    report.figure(fig, "Fig. 7", "Buffer gain BG_k(alpha) = mu_k(B = alpha W*) / mu_k(B = W*/4) (x: the paper's values from its text)")
+    report.figure(fig, "Fig. 7", "Buffer gain BG_k(α) = μ_k(B = α W*) / μ_k(B = W*/4) (x: the paper's values from its text)")
     bg_table = bg[["setting", "variant", "w_star", "alpha", "mu", "buffer_gain"]].copy()
     bg_table["paper_buffer_gain"] = [paper_bg.get((v, w, a), math.nan) for v, w, a in zip(bg_table.variant, bg_table.w_star, bg_table.alpha)]
     report.table(bg_table, "Fig. 7 data", "Buffer gain per variant, W* and B (paper values where its text gives them)")

@@ -37,8 +37,11 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 __all__ = [
+    "INCONCLUSIVE",
     "Claim",
     "ClaimRow",
+    "all_of",
+    "against",
     "Report",
     "claim_text",
     "format_value",
@@ -50,10 +53,43 @@ __all__ = [
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
+#: A claim's verdict when the data cannot decide: the 95 % interval of what decides it
+#: contains the threshold (more runs would narrow it).
+INCONCLUSIVE = "inconclusive"
 #: Marks used for a claim's verdict in report.md / report.html.
-VERDICTS = {True: "holds", False: "does not hold", None: "not testable"}
+VERDICTS = {True: "holds", False: "does not hold", INCONCLUSIVE: "inconclusive (too few runs)", None: "not testable"}
 #: The verdict cell of report.md's claims table, by :attr:`Claim.holds`.
-VERDICT_MARKS = {holds: f"{mark} {VERDICTS[holds]}" for holds, mark in ((True, "✅"), (False, "❌"), (None, "—"))}
+VERDICT_MARKS = {
+    holds: f"{mark} {VERDICTS[holds]}" for holds, mark in ((True, "✅"), (False, "❌"), (INCONCLUSIVE, "❔"), (None, "—"))
+}
+
+#: A verdict: True, False, :data:`INCONCLUSIVE` or None (not testable).
+Verdict = Any
+
+
+def against(low: float, high: float, threshold: float, *, above: bool = True) -> Verdict:
+    """The verdict on "the quantity is above *threshold*" (below it, with ``above=False``)
+    from the quantity's 95 % interval [*low*, *high*]: True when the whole interval is on the
+    claimed side, False when it is wholly on the other, :data:`INCONCLUSIVE` when it contains
+    the threshold.  A NaN bound (a single run, no interval) counts as the other bound."""
+    low = high if math.isnan(low) else low
+    high = low if math.isnan(high) else high
+    if math.isnan(low):
+        return None
+    if above:
+        return True if low > threshold else False if high < threshold else INCONCLUSIVE
+    return True if high < threshold else False if low > threshold else INCONCLUSIVE
+
+
+def all_of(verdicts: Any) -> Verdict:
+    """The verdict on "every one of these holds": False if one does not, else
+    :data:`INCONCLUSIVE` if one is, else True."""
+    verdicts = list(verdicts)
+    if any(v is False for v in verdicts):
+        return False
+    if any(v == INCONCLUSIVE for v in verdicts):
+        return INCONCLUSIVE
+    return True
 _CLAIMS_HEADER = "| # | The paper says | renolab measured | Verdict |"
 
 
@@ -170,7 +206,8 @@ class Claim:
 
     paper: str
     measured: str
-    holds: bool | None
+    #: True, False, :data:`INCONCLUSIVE` or None (not testable).
+    holds: Verdict
 
     @property
     def verdict(self) -> str:
@@ -270,9 +307,11 @@ class Report:
         md.write_text(f"**{number}** — {caption}\n\n{markdown_table(df)}\n", encoding="utf-8")
         self.items.append(_Item("table", number=number, caption=caption, files=[csv.name, md.name], frame=df.copy()))
 
-    def claim(self, paper: str, measured: str, holds: bool | None) -> None:
-        """Record one of the paper's claims; ``holds=None``: not testable here (say why in *measured*)."""
-        if holds is not None:
+    def claim(self, paper: str, measured: str, holds: Verdict) -> None:
+        """Record one of the paper's claims; ``holds=None``: not testable here (say why in
+        *measured*); :data:`INCONCLUSIVE` (see :func:`against`, :func:`all_of`): the 95 %
+        interval of what decides it contains the threshold."""
+        if holds is not None and holds != INCONCLUSIVE:
             holds = bool(holds)
         self.claims.append(Claim(paper, measured, holds))
 
@@ -298,10 +337,21 @@ class Report:
 
     def summary_counts(self) -> dict[str, int]:
         """Number of claims that hold, do not hold and are not testable."""
-        counts = {"holds": 0, "does not hold": 0, "not testable": 0}
+        counts = {verdict: 0 for verdict in VERDICTS.values()}
         for c in self.claims:
             counts[c.verdict] += 1
         return counts
+
+    def _counts_text(self) -> str:
+        """``"14 of 21 claims hold, 6 do not, 1 cannot be tested here."`` (and how many are
+        inconclusive, when some are)."""
+        counts = self.summary_counts()
+        inconclusive = counts[VERDICTS[INCONCLUSIVE]]
+        middle = f"{inconclusive} {'is' if inconclusive == 1 else 'are'} inconclusive (too few runs), " if inconclusive else ""
+        return (
+            f"{counts['holds']} of {len(self.claims)} claims hold, {counts['does not hold']} do not, "
+            f"{middle}{counts['not testable']} cannot be tested here."
+        )
 
     def _meta_lines(self) -> list[tuple[str, str]]:
         from renolab import __version__
@@ -322,13 +372,10 @@ class Report:
         out = [f"# {self.study}: {self.title}", "", f"Reproduction of: {self.citation}", ""]
         out += [f"- {k}: {v}" for k, v in self._meta_lines()]
         out.append("")
-        counts = self.summary_counts()
         out += [
             "## Claims",
             "",
-            f"{counts['holds']} of {len(self.claims)} claims hold, {counts['does not hold']} do not, "
-            f"{counts['not testable']} cannot be tested here. Every entry in the 'renolab measured' "
-            "column is computed from this run.",
+            f"{self._counts_text()} Every entry in the 'renolab measured' column is computed from this run.",
             "",
             _CLAIMS_HEADER,
             "|---|---|---|---|",
@@ -366,6 +413,7 @@ class Report:
             "th{background:#f0f0f0}td.paper{background:#fbf6e6}"
             "table.claims td{text-align:left}"
             ".holds{color:#15722a;font-weight:bold}.fails{color:#b3261e;font-weight:bold}.na{color:#777}"
+            ".inconclusive{color:#8a6d00;font-weight:bold}"
             "figure{margin:1em 0 2em}figure img{max-width:100%}figcaption{font-size:0.9em;color:#444}"
             "code{background:#f4f4f4;padding:0 3px}"
             "</style></head><body>",
@@ -373,15 +421,11 @@ class Report:
             f"<p>Reproduction of: {esc(self.citation)}</p>",
             "<ul>" + "".join(f"<li>{esc(k)}: {esc(v)}</li>" for k, v in self._meta_lines()) + "</ul>",
         ]
-        counts = self.summary_counts()
         parts.append("<h2>Claims</h2>")
-        parts.append(
-            f"<p>{counts['holds']} of {len(self.claims)} claims hold, {counts['does not hold']} do not, "
-            f"{counts['not testable']} cannot be tested here. Every 'renolab measured' entry is computed from this run.</p>"
-        )
+        parts.append(f"<p>{esc(self._counts_text())} Every 'renolab measured' entry is computed from this run.</p>")
         rows = []
         for i, c in enumerate(self.claims, 1):
-            cls = {True: "holds", False: "fails", None: "na"}[c.holds]
+            cls = {True: "holds", False: "fails", INCONCLUSIVE: "inconclusive", None: "na"}[c.holds]
             rows.append(
                 f"<tr><td>{i}</td><td>{esc(c.paper)}</td><td>{esc(c.measured)}</td>"
                 f'<td class="{cls}">{esc(c.verdict)}</td></tr>'

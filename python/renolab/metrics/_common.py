@@ -14,8 +14,8 @@ Number = Union[int, float]
 PerFlow = Union[Number, Mapping[str, Number], pd.Series]
 
 #: Codes of the ``seq`` trace's events (:data:`renolab.traces.SEQ_EVENTS` order).
-SENT, RETX, ACKED, DROPPED, ACK_DROPPED = (
-    SEQ_EVENTS.index(name) for name in ("sent", "retransmitted", "acked", "dropped", "ack_dropped")
+SENT, RETX, ACKED, DROPPED, ACK_DROPPED, RECEIVED = (
+    SEQ_EVENTS.index(name) for name in ("sent", "retransmitted", "acked", "dropped", "ack_dropped", "received")
 )
 
 

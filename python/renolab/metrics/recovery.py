@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from renolab.metrics._common import ACKED, DROPPED, RETX, SENT, event_codes, flows_of, rows_by_flow
+from renolab.metrics._common import ACKED, DROPPED, RECEIVED, RETX, SENT, event_codes, flows_of, rows_by_flow
 
 __all__ = ["DETECTIONS", "DROP_CLASSES", "EPISODE_COLUMNS", "loss_patterns", "recovery_episodes"]
 
@@ -100,6 +100,8 @@ def recovery_episodes(seq: pd.DataFrame, cwnd: pd.DataFrame | None = None) -> pd
 
 
 def _flow_episodes(flow: str, part: pd.DataFrame, cwnd: pd.DataFrame | None) -> list[dict[str, Any]]:
+    # The sender's view: arrivals at the receiver play no part in its recovery.
+    part = part[event_codes(part["event"]) != RECEIVED]
     order = np.argsort(part["time_s"].to_numpy(dtype=np.float64), kind="stable")
     t = part["time_s"].to_numpy(dtype=np.float64)[order]
     c = event_codes(part["event"])[order]

@@ -10,6 +10,7 @@ import pandas as pd
 
 from renolab.metrics._common import (
     ACKED,
+    RECEIVED,
     RETX,
     SENT,
     PerFlow,
@@ -35,11 +36,18 @@ def throughput_series(
     """Per-flow throughput in time bins of *bin_s* seconds from a ``seq`` trace.
 
     Columns ``time_s`` (start of the bin), ``flow``, ``sent_bps`` (payload bits of every data
-    segment the sender transmitted in the bin, retransmissions included) and ``goodput_bps``
+    segment the sender transmitted in the bin, retransmissions included), ``goodput_bps``
     (payload bits newly acknowledged in the bin: each byte counted once, when the cumulative
-    ACK for it reaches the sender).  *segment_bytes* is the payload per segment (the flow's
-    mss), one number or one per flow.  Bins cover [*start_s*, *end_s*] (default: the last
-    event).
+    ACK for it reaches the sender) and ``delivered_bps`` (payload bits of the segments that
+    reached the receiver for the first time in the bin, in order or not).  *segment_bytes*
+    is the payload per segment (the flow's mss), one number or one per flow.  Bins cover
+    [*start_s*, *end_s*] (default: the last event).
+
+    ``goodput_bps`` credits a whole window at once when a cumulative ACK ends a loss
+    recovery, so a bin can show more than the bottleneck carries; ``delivered_bps`` counts
+    segments as they cross the bottleneck, so it cannot exceed the bottleneck's payload rate
+    by more than one segment per bin.  It is NaN for a trace without ``received`` events
+    (recorded before they existed).
     """
     end = float(seq["time_s"].max()) if end_s is None and len(seq) else (end_s if end_s is not None else start_s)
     n = bin_count(start_s, max(end, start_s), bin_s)
@@ -48,6 +56,7 @@ def throughput_series(
     t_all = seq["time_s"].to_numpy(dtype=np.float64)
     s_all = seq["seq"].to_numpy(dtype=np.int64)
     rows = rows_by_flow(seq)
+    has_received = bool(np.any(codes == RECEIVED))
     frames = []
     for flow in flows_of(seq):
         mask = rows[flow]
@@ -61,10 +70,25 @@ def throughput_series(
         newly = np.diff(cum)
         idx, inside = bin_index(t[ack], start_s, bin_s, n)
         good = np.bincount(idx[inside], weights=newly[inside], minlength=n)[:n] * size_bits / bin_s
-        frames.append(pd.DataFrame({"time_s": times, "flow": flow, "sent_bps": sent, "goodput_bps": good}))
+        delivered = np.full(n, np.nan) if not has_received else _first_arrivals(t, c, s, start_s, bin_s, n) * size_bits / bin_s
+        frames.append(
+            pd.DataFrame({"time_s": times, "flow": flow, "sent_bps": sent, "goodput_bps": good, "delivered_bps": delivered})
+        )
     if not frames:
-        return pd.DataFrame({"time_s": [], "flow": [], "sent_bps": [], "goodput_bps": []})
+        return pd.DataFrame({"time_s": [], "flow": [], "sent_bps": [], "goodput_bps": [], "delivered_bps": []})
     return pd.concat(frames, ignore_index=True)
+
+
+def _first_arrivals(t: np.ndarray, c: np.ndarray, s: np.ndarray, start_s: float, bin_s: float, n: int) -> np.ndarray:
+    """Per bin, the segments that reached the receiver for the first time (``received``
+    events, a duplicate counted once, at its first arrival)."""
+    rx = np.flatnonzero(c == RECEIVED)
+    if not len(rx):
+        return np.zeros(n)
+    order = rx[np.argsort(t[rx], kind="stable")]
+    _, first = np.unique(s[order], return_index=True)
+    idx, inside = bin_index(t[order[first]], start_s, bin_s, n)
+    return np.bincount(idx[inside], minlength=n)[:n].astype(np.float64)
 
 
 def normalised_throughput(

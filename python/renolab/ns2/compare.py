@@ -279,14 +279,18 @@ def validate(
     ns: str = "ns",
     name: str = "scenario",
     ns2_runs: Sequence[Ns2Run] | None = None,
+    progress: bool = False,
 ) -> Report:
     """Run *scenario* in ns-2 and in renolab and compare them flow by flow.
 
     Deterministic scenarios run once (or *runs* times on consecutive seeds); random ones (see
     :func:`is_random`) on *runs* seeds (default 30) from *seed* (default the scenario's), and
     their means are compared. Each renolab run uses the RTT clock phases its ns-2 run drew.
-    *ns2_runs* (e.g. stored references) replaces running ns-2.
+    *ns2_runs* (e.g. stored references) replaces running ns-2. *progress* shows the runs
+    of each simulator as they finish (:class:`renolab.progress.Progress`, on stderr).
     """
+    from renolab.progress import Progress
+
     sc = as_scenario(scenario)
     norm = sc.validate()
     random = is_random(sc)
@@ -298,10 +302,18 @@ def validate(
     if ns2_runs is None:
         tcl = to_tcl(sc)
         find_ns(ns)
-        with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
-            theirs = list(pool.map(lambda s: run_ns2(tcl, seed=s, ns=ns), seeds))
+        with Progress(n, "validate: ns-2", enabled=progress) as shown, \
+                concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+            futures = [pool.submit(run_ns2, tcl, seed=s, ns=ns) for s in seeds]
+            for _ in concurrent.futures.as_completed(futures):
+                shown.advance()
+            theirs = [f.result() for f in futures]
     else:
         theirs = list(ns2_runs)
         seeds = [r.seed if r.seed is not None else s for r, s in zip(theirs, seeds)]
-    ours = [renolab_rows(_with_phases(sc, run, s)) for run, s in zip(theirs, seeds)]
+    ours = []
+    with Progress(n, "validate: renolab", enabled=progress) as shown:
+        for run, s in zip(theirs, seeds):
+            ours.append(renolab_rows(_with_phases(sc, run, s)))
+            shown.advance()
     return compare(name, theirs, ours, random=random, tolerance=tolerance or Tolerance(), seeds=seeds)

@@ -243,6 +243,11 @@ class _Exporter:
                         f"{p}.queue.ecn_threshold: ns-2.35's DropTail does not mark; use kind = "
                         '"red" with ecn = true'
                     )
+                if q["kind"] == "red" and "limit_bytes" in q and q["limit_bytes"] % q["mean_pktsize"]:
+                    raise ScenarioError(
+                        f"{p}.queue.limit_bytes: {q['limit_bytes']} is not a multiple of mean_pktsize "
+                        f"({q['mean_pktsize']}); ns-2's RED counts its limit_ in mean_pktsize_ units"
+                    )
                 if q["kind"] == "droptail" and "limit_bytes" in q and q["limit_bytes"] + 1 > _INT_MAX:
                     raise ScenarioError(f"{p}.queue.limit_bytes: ns-2's limit_ holds at most {_INT_MAX - 1} bytes")
                 lat = d.get("latency")
@@ -362,7 +367,7 @@ class _Exporter:
                     self.emit(f"$q set limit_ {q['limit'] + extra}")
             else:
                 params = {
-                    "limit_": q["limit"],
+                    "limit_": q["limit_bytes"] // q["mean_pktsize"] if "limit_bytes" in q else q["limit"],
                     "thresh_": q.get("min_th", 0),
                     "maxthresh_": q.get("max_th", 0),
                     "linterm_": 1.0 / q["max_p"],

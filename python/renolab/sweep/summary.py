@@ -1,5 +1,13 @@
 """The sweep's tables: ``runs.parquet`` (one row per run and flow) and ``summary.parquet``
-(per point, flow and metric: n, mean, std and the 95 % confidence interval)."""
+(per point, flow and metric: n, mean, std and the 95 % confidence interval).
+
+A parameter given as a rate or a duration (``"10Mbps"``, ``"20ms"``) gets a numeric column
+beside it (``link.bottleneck.rate_bps``, ``link.bottleneck.delay_s``) that tables can be
+sorted and plotted by.  Each row also carries its flow's bottleneck link direction's figures
+of the run (``link_utilisation``, ``link_drops``, ``link_max_queue``) and Jain's index over
+the flows sharing that bottleneck (``jain``).  Run facts that are not outcomes (``events``,
+``first_send_s``, ...: :data:`NOT_METRICS`) are kept in runs.parquet but not averaged.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +27,13 @@ from renolab.sweep.store import RUN_METRICS
 if TYPE_CHECKING:
     from renolab.sweep.plan import PlannedRun
 
-__all__ = ["param_names", "runs_frame", "summarise", "write_parquet"]
+__all__ = ["NOT_METRICS", "param_names", "runs_frame", "summarise", "write_parquet"]
+
+#: Numeric columns of runs.parquet that summary.parquet does not average: facts of how a
+#: run went (events, simulated time, when a flow started and ended), not its outcomes.
+NOT_METRICS = frozenset({"events", "sim_time_s", "first_send_s", "finish_s", "bottleneck_bps", "wall_time_s"})
+#: Columns runs.parquet gives each row from its flow's bottleneck, and from its run's flows.
+LINK_METRICS = ("link_utilisation", "link_drops", "link_max_queue", "jain")
 
 
 def runs_frame(plan: Sequence[PlannedRun], records: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
@@ -47,7 +61,11 @@ def runs_frame(plan: Sequence[PlannedRun], records: Mapping[str, Mapping[str, An
     run_metrics = [m for m in RUN_METRICS if m not in flow_columns]
     data: dict[str, Any] = {"point": np.array([r["point"] for r in rows], dtype=np.int64)}
     for name in param_names:
-        data[name] = _param_column([r[f"param:{name}"] for r in rows])
+        values = [r[f"param:{name}"] for r in rows]
+        data[name] = _param_column(values)
+        numeric = _numeric_param(name, values)
+        if numeric is not None:
+            data[numeric[0]] = numeric[1]
     data["replication"] = np.array([r["replication"] for r in rows], dtype=np.int64)
     data["seed"] = np.array([r["seed"] for r in rows], dtype=np.int64)
     data["flow"] = [r.get("flow:flow") for r in rows]
@@ -56,7 +74,60 @@ def runs_frame(plan: Sequence[PlannedRun], records: Mapping[str, Mapping[str, An
     for name in run_metrics:
         data[name] = _metric_column([r.get(f"run:{name}") for r in rows])
     data["key"] = [r["key"] for r in rows]
+    link_rows = [_link_metrics(records[run.key]) for run in sorted(plan, key=lambda r: (r.point, r.replication))]
+    for name in LINK_METRICS:
+        data[name] = np.array([row[name] for rows_of_run in link_rows for row in rows_of_run], dtype=np.float64)
     return pd.DataFrame(data)
+
+
+def _numeric_param(name: str, values: list[Any]) -> tuple[str, np.ndarray] | None:
+    """``(<name>_bps, rates)`` for a parameter whose values are rates, ``(<name>_s,
+    seconds)`` for durations, else None."""
+    from renolab.units import parse_duration_s, parse_rate_bps
+
+    present = [v for v in values if v is not None]
+    if not present or not all(isinstance(v, str) for v in present):
+        return None
+    for suffix, parse in (("_bps", parse_rate_bps), ("_s", parse_duration_s)):
+        parsed = [math.nan if v is None else _parsed(parse, v) for v in values]
+        if all(not math.isnan(p) for p, v in zip(parsed, values) if v is not None):
+            return f"{name}{suffix}", np.array(parsed, dtype=np.float64)
+    return None
+
+
+def _parsed(parse: Any, value: str) -> float:
+    try:
+        return float(parse(value))
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _link_metrics(record: Mapping[str, Any]) -> list[dict[str, float]]:
+    """Per flow of a run's record: its bottleneck's utilisation, queue drops and most packets
+    queued, and Jain's index over the goodputs of the flows with the same bottleneck."""
+    links = {str(link.get("link")): link for link in record.get("links") or []}
+    flows = record["flows"]
+    goodput: dict[str, list[float]] = {}
+    for flow in flows:
+        value = flow.get("goodput_bps")
+        if flow.get("bottleneck") is not None and isinstance(value, (int, float)):
+            goodput.setdefault(str(flow["bottleneck"]), []).append(float(value))
+    out = []
+    for flow in flows:
+        link = links.get(str(flow.get("bottleneck")), {})
+        shares = goodput.get(str(flow.get("bottleneck")), [])
+        squares = sum(x * x for x in shares)
+        out.append({
+            "link_utilisation": _number(link.get("utilisation")),
+            "link_drops": _number(link.get("queue_drops")),
+            "link_max_queue": _number(link.get("max_queue")),
+            "jain": sum(shares) ** 2 / (len(shares) * squares) if squares > 0 else math.nan,
+        })
+    return out
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
 
 
 def _param_column(values: list[Any]) -> Any:
@@ -105,6 +176,7 @@ def summarise(runs: pd.DataFrame, params: Sequence[str] | None = None, confidenc
         for c in runs.columns
         if c not in fixed
         and c not in params
+        and c not in NOT_METRICS
         and pd.api.types.is_numeric_dtype(runs[c])
         and not pd.api.types.is_bool_dtype(runs[c])
     ]

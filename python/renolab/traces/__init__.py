@@ -16,10 +16,10 @@ The decoder and writers are importable from here too (loaded when first used).
 Decoded columns, per trace (see ``docs/outputs.md`` for units):
 
 =========  ====================================================================
-``cwnd``   time_s, flow, cwnd, ssthresh
+``cwnd``   time_s, flow, cwnd, ssthresh, inflated_cwnd
 ``seq``    time_s, flow, event, seq
 ``rtt``    time_s, flow, rtt_s, srtt_s, rto_s
-``queue``  time_s, link, packets, bytes, marked (1: a row for an ECN mark, not a change)
+``queue``  time_s, link, packets, bytes, marked (1: a row for an ECN mark, not a change), avg_packets
 ``drops``  time_s, link, flow, kind, seq, cause
 ``hops``   time_s, link, event, kind, size, flow, seq, uid
 ``cc``     time_s, flow, mode, btl_bw_bps, min_rtt_s, pacing_gain, cwnd_gain,
@@ -57,6 +57,10 @@ DROP_CAUSES = tuple(_core.TRACE_CODES["drops"]["cause"])
 #: Controller modes (``mode`` column of ``cc``), in code order (the core's ``CC_MODES``).
 CC_MODES = tuple(_core.TRACE_CODES["cc"]["mode"])
 
+#: Columns that are infinite while unset (an unset ssthresh): infinite in DataFrames,
+#: missing (empty in CSV, null in Parquet) in files.
+UNBOUNDED_COLUMNS = {"cwnd": ("ssthresh",)}
+
 #: Rows decoded and written at a time when streaming a trace.
 CHUNK_ROWS = 1 << 20
 
@@ -80,6 +84,7 @@ _LAZY = {
     "restore_types": "decode",
     "hops_columns": "decode",
     "write_frames": "files",
+    "for_file": "files",
     "write_csv": "files",
     "read_table": "files",
     "NS2_PACKET_TYPES": "ns2",

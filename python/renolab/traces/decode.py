@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from renolab.traces import CHUNK_ROWS, HOP_EVENTS, PACKET_KINDS, TRACE_FIELDS, code_names
+from renolab.traces import CHUNK_ROWS, HOP_EVENTS, PACKET_KINDS, TRACE_FIELDS, UNBOUNDED_COLUMNS, code_names
 
 __all__ = ["RawTrace", "decode_records", "hops_columns", "restore_types"]
 
@@ -128,6 +128,9 @@ def restore_types(
                 frame[column] = pd.Categorical(values.astype(object), categories=list(names))
         elif len(frame) == 0 and frame[column].dtype == object:
             frame[column] = frame[column].astype(np.float64 if column.endswith("_s") else np.int64)
+    for column in UNBOUNDED_COLUMNS.get(trace, ()):
+        if column in frame.columns:  # missing in a file: unset, i.e. infinite
+            frame[column] = frame[column].astype(np.float64).fillna(np.inf)
     return frame
 
 

@@ -6,12 +6,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from renolab.traces import FORMATS
+from renolab.traces import FORMATS, UNBOUNDED_COLUMNS
 from renolab.traces.decode import restore_types
 
-__all__ = ["read_table", "write_csv", "write_frames"]
+__all__ = ["for_file", "read_table", "write_csv", "write_frames"]
 
 
 def write_frames(
@@ -28,6 +29,19 @@ def write_frames(
     if format == "csv":
         return _write_csv_stream(frames, path, empty)
     raise ValueError(f"unsupported format {format!r}; allowed: {', '.join(FORMATS)}")
+
+
+def for_file(trace: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """*frame* as trace files hold it: an infinite (unset) ssthresh becomes missing, which
+    CSV writes as an empty cell and Parquet as null (:func:`read_table` turns it back)."""
+    columns = [c for c in UNBOUNDED_COLUMNS.get(trace, ()) if c in frame.columns]
+    if not columns:
+        return frame
+    frame = frame.copy()
+    for column in columns:
+        values = frame[column].to_numpy(dtype=np.float64)
+        frame[column] = np.where(np.isinf(values), np.nan, values)
+    return frame
 
 
 def _empty(empty: pd.DataFrame | Callable[[], pd.DataFrame]) -> pd.DataFrame:

@@ -202,6 +202,15 @@ impl Queue {
         }
     }
 
+    /// RED's average queue size in packets (its EWMA, `ave_` in ns-2, divided by the mean
+    /// packet size when RED counts bytes); NaN for the disciplines without one.
+    pub fn average_packets(&self) -> f64 {
+        match self {
+            Queue::Red(q) => q.avg_packets(),
+            Queue::DropTail(_) | Queue::CoDel(_) | Queue::FqCoDel(_) => f64::NAN,
+        }
+    }
+
     /// True when no packet waits.
     #[inline]
     pub fn is_empty(&self) -> bool {

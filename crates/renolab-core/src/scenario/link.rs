@@ -210,6 +210,9 @@ fn parse_queue(
                 "limit",
                 "min_th",
                 "max_th",
+                "limit_bytes",
+                "min_th_bytes",
+                "max_th_bytes",
                 "max_p",
                 "w_q",
                 "gentle",
@@ -222,11 +225,49 @@ fn parse_queue(
                 "mark_p",
             ])?;
             let mut c = RedConfig::ns2(rate, delay);
+            // The unit RED counts in: the profile's, unless the scenario says (`queue_in_bytes`,
+            // or the `*_bytes` keys). ns-2 counts bytes in units of `mean_pktsize`; a user
+            // who writes `limit = 100` outside the ns2 profile means 100 packets.
+            c.queue_in_bytes = profile.red_counts_bytes;
+            c.bytes = profile.red_counts_bytes;
+            let byte_keys = ["limit_bytes", "min_th_bytes", "max_th_bytes"];
+            let packet_keys = ["limit", "min_th", "max_th"];
+            let given = |keys: [&'static str; 3]| keys.into_iter().find(|k| q.get(k).is_some());
+            let explicit_unit = q.bool("queue_in_bytes")?;
+            if let Some(byte_key) = given(byte_keys) {
+                match (explicit_unit, given(packet_keys)) {
+                    (Some(false), _) => {
+                        return Err(ScenarioError::new(
+                            q.field(byte_key),
+                            "is in bytes, but queue_in_bytes = false counts packets; drop one of them",
+                        ))
+                    }
+                    (None, Some(packet_key)) => {
+                        return Err(ScenarioError::new(
+                            q.field(packet_key),
+                            format!("is in packets, but {byte_key} is in bytes; give RED's limit and thresholds in packets (limit, min_th, max_th) or in bytes (limit_bytes, min_th_bytes, max_th_bytes)"),
+                        ))
+                    }
+                    _ => c.queue_in_bytes = true,
+                }
+            }
+            c.mean_pktsize = q
+                .int("mean_pktsize", 1, MAX_PACKET_SETTING)?
+                .map_or(c.mean_pktsize, |n| n as u32);
+            let mean = c.mean_pktsize as f64;
             c.limit = q
                 .int("limit", 1, u32::MAX as u64)?
                 .map_or(c.limit, |n| n as u32);
+            c.limit_bytes = q.bytes("limit_bytes", 1, MAX_QUEUE_BYTES)?;
             c.min_thresh = q.float("min_th", 0.0, 1e9)?.or(c.min_thresh);
             c.max_thresh = q.float("max_th", 0.0, 1e9)?.or(c.max_thresh);
+            // Byte thresholds become ns-2's: in units of mean_pktsize bytes.
+            if let Some(b) = q.float("min_th_bytes", 0.0, 1e12)? {
+                c.min_thresh = Some(b / mean);
+            }
+            if let Some(b) = q.float("max_th_bytes", 0.0, 1e12)? {
+                c.max_thresh = Some(b / mean);
+            }
             if let Some(p) = q.float("max_p", 1e-9, 1.0)? {
                 c.linterm = 1.0 / p; // ns-2's linterm_ = 1 / max_p
             }
@@ -242,10 +283,7 @@ fn parse_queue(
             c.gentle = q.bool("gentle")?.unwrap_or(c.gentle);
             c.wait = q.bool("wait")?.unwrap_or(c.wait);
             c.bytes = q.bool("byte_mode")?.unwrap_or(c.bytes);
-            c.queue_in_bytes = q.bool("queue_in_bytes")?.unwrap_or(c.queue_in_bytes);
-            c.mean_pktsize = q
-                .int("mean_pktsize", 1, MAX_PACKET_SETTING)?
-                .map_or(c.mean_pktsize, |n| n as u32);
+            c.queue_in_bytes = explicit_unit.unwrap_or(c.queue_in_bytes);
             c.target_delay = q
                 .duration_ns("target_delay")?
                 .map_or(c.target_delay, SimDuration);
@@ -253,9 +291,15 @@ fn parse_queue(
             c.mark_p = q.float("mark_p", 0.0, 1.0)?.unwrap_or(c.mark_p);
             if let (Some(lo), Some(hi)) = (c.min_thresh, c.max_thresh) {
                 if hi <= lo {
+                    let (max_key, min_key) = if q.get("max_th_bytes").is_some() {
+                        ("max_th_bytes", "min_th_bytes")
+                    } else {
+                        ("max_th", "min_th")
+                    };
+                    let unit = if max_key == "max_th" { 1.0 } else { mean };
                     return Err(ScenarioError::new(
-                        q.field("max_th"),
-                        format!("({hi}) must be above min_th ({lo})"),
+                        q.field(max_key),
+                        format!("({}) must be above {min_key} ({})", hi * unit, lo * unit),
                     ));
                 }
             }
@@ -470,10 +514,14 @@ pub(super) fn dir_json(d: &DirSpec, flows: &[FlowSpec]) -> Value {
                 QWeight::TenOverCapacity => -2.0,
             };
             let mut v = json!({
-                "kind": "red", "limit": c.limit, "max_p": 1.0 / c.linterm, "w_q": w_q, "gentle": c.gentle,
+                "kind": "red", "max_p": 1.0 / c.linterm, "w_q": w_q, "gentle": c.gentle,
                 "wait": c.wait, "byte_mode": c.bytes, "queue_in_bytes": c.queue_in_bytes,
                 "mean_pktsize": c.mean_pktsize, "target_delay": fmt_duration(c.target_delay),
             });
+            match c.limit_bytes {
+                Some(b) => v["limit_bytes"] = json!(b),
+                None => v["limit"] = json!(c.limit),
+            }
             if let Some(t) = c.min_thresh {
                 v["min_th"] = json!(t);
             }

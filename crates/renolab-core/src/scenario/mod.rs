@@ -324,7 +324,7 @@ impl Scenario {
             "topology",
             "description",
         ])?;
-        let generated = topology::expand(&root)?;
+        let (generated, origins) = topology::expand(&root)?;
         if !generated.is_empty() {
             // Topology helpers stand for [[link]] tables: parse the document with them added.
             let mut doc = doc.clone();
@@ -337,7 +337,7 @@ impl Scenario {
             if let Value::Object(m) = &mut doc {
                 m.remove("topology");
             }
-            return Self::from_value(&doc);
+            return Self::from_value(&doc).map_err(|e| topology::locate(e, &origins));
         }
         let sim = parse_simulation(root.table("simulation")?)?;
         let profile = sim.profile;

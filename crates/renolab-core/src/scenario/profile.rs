@@ -65,6 +65,11 @@ pub struct Profile {
     pub sack_option_bytes: u32,
     /// Which rules the endpoints follow where the RFCs, ns-2 and Linux differ.
     pub dialect: Dialect,
+    /// RED counts bytes by default: its queue, thresholds and limit in `mean_pktsize`-byte
+    /// units and its drop probability scaled by packet size (ns-2's `queue_in_bytes_` and
+    /// `bytes_`, both true in ns-default.tcl). Elsewhere RED counts packets, as Floyd and
+    /// Jacobson's RED does and RFC 7141 §2.1 recommends for the drop decision.
+    pub red_counts_bytes: bool,
 }
 
 /// RFC defaults.
@@ -90,6 +95,7 @@ pub const RFC: Profile = Profile {
     ack_bytes: TCP_IP_HEADER_BYTES,
     sack_option_bytes: 0,
     dialect: Dialect::Rfc,
+    red_counts_bytes: false,
 };
 
 /// ns-2.35 defaults (`ns-default.tcl`; see docs/ns2-behaviour.md).
@@ -115,6 +121,7 @@ pub const NS2: Profile = Profile {
     ack_bytes: TCP_IP_HEADER_BYTES,
     sack_option_bytes: 0, // tcp-sink.cc adds 8 bytes per block
     dialect: Dialect::Ns2,
+    red_counts_bytes: true, // queue_in_bytes_, bytes_
 };
 
 /// subedi2008's OPNET parameters.
@@ -140,6 +147,7 @@ pub const OPNET: Profile = Profile {
     ack_bytes: TCP_IP_HEADER_BYTES,
     sack_option_bytes: 0,
     dialect: Dialect::Rfc,
+    red_counts_bytes: false,
 };
 
 /// A Linux 6.x sender and receiver at their default sysctls (`net.ipv4.tcp_*`), as far as
@@ -171,6 +179,7 @@ pub const LINUX: Profile = Profile {
     ack_bytes: TCP_IP_TIMESTAMPS_HEADER_BYTES,
     sack_option_bytes: 4,
     dialect: Dialect::Linux,
+    red_counts_bytes: false,
 };
 
 /// The profile called `name` (already checked against [`PROFILES`]).

@@ -377,6 +377,32 @@ bytes = 1000
         "{}",
         err(&bad)
     );
+    // Errors in the expanded links name the topology's own fields...
+    let bad = text.replace("\"1.6Mbps\"", "\"1.6 Mbit\"");
+    assert!(
+        err(&bad).starts_with("topology[0].bottleneck.rate: \"1.6 Mbit\" is not a rate"),
+        "{}",
+        err(&bad)
+    );
+    let bad = text.replace("limit = 60", "limit = 0");
+    assert!(
+        err(&bad).starts_with("topology[0].bottleneck.queue.limit: 0 is out of range"),
+        "{}",
+        err(&bad)
+    );
+    let bad = text.replace("\"10ms\" }", "\"-1ms\" }");
+    assert!(
+        err(&bad).starts_with("topology[1].link.delay:"),
+        "{}",
+        err(&bad)
+    );
+    // ... and the scenario's own links keep their index.
+    let own = format!("{text}[[link]]\nfrom = \"d1\"\nto = \"x\"\nrate = \"fast\"\n");
+    assert!(
+        err(&own).starts_with("link[0].rate: \"fast\" is not a rate"),
+        "{}",
+        err(&own)
+    );
 }
 
 #[test]
@@ -438,4 +464,87 @@ fn network_options_reject_bad_values_by_name() {
     );
     let stop = BASE.replace("mss = 1000", "mss = 1000\nstop = \"5s\"");
     assert!(err(&stop).starts_with("flow[0].stop: is for unlimited flows"));
+}
+
+/// The RED configuration of the first link of BASE with `queue` and `profile`.
+fn red_of(queue: &str, profile: &str) -> std::result::Result<RedConfig, String> {
+    let text = BASE
+        .replace("seed = 7", &format!("seed = 7\nprofile = \"{profile}\""))
+        .replace(
+            "delay = \"1ms\"",
+            &format!("delay = \"1ms\"\nqueue = {queue}"),
+        );
+    let s = Scenario::from_toml_str(&text).map_err(|e| e.to_string())?;
+    match s.links[0].forward.queue {
+        QueueSpec::Red(c) => Ok(c),
+        ref q => panic!("not RED: {q:?}"),
+    }
+}
+
+#[test]
+fn red_counts_packets_outside_the_ns2_profile_unless_told_bytes() {
+    let q = "{ kind = \"red\", limit = 100, min_th = 10, max_th = 30 }";
+    for profile in ["rfc", "linux", "opnet"] {
+        let c = red_of(q, profile).unwrap();
+        assert!(!c.queue_in_bytes && !c.bytes, "{profile}: packets");
+        assert_eq!(
+            (c.limit, c.min_thresh, c.max_thresh),
+            (100, Some(10.0), Some(30.0))
+        );
+    }
+    // ns-2's defaults: 500-byte units and byte-mode drops.
+    let c = red_of(q, "ns2").unwrap();
+    assert!(c.queue_in_bytes && c.bytes);
+    // Bytes when the keys say so: thresholds in units of mean_pktsize, the limit exact.
+    let c = red_of(
+        "{ kind = \"red\", limit_bytes = 150000, min_th_bytes = 15000, max_th_bytes = 45000, mean_pktsize = 1500 }",
+        "rfc",
+    )
+    .unwrap();
+    assert!(c.queue_in_bytes && !c.bytes);
+    assert_eq!(
+        (c.limit_bytes, c.min_thresh, c.max_thresh),
+        (Some(150000), Some(10.0), Some(30.0))
+    );
+    // An explicit queue_in_bytes keeps ns-2's meaning of limit and thresholds.
+    let c = red_of(
+        "{ kind = \"red\", limit = 60, queue_in_bytes = true }",
+        "rfc",
+    )
+    .unwrap();
+    assert!(c.queue_in_bytes);
+    assert_eq!(c.limit, 60);
+    // Units are not mixed by accident.
+    assert_eq!(
+        red_of("{ kind = \"red\", limit = 60, min_th_bytes = 5000 }", "rfc").unwrap_err(),
+        "link[0].queue.limit: is in packets, but min_th_bytes is in bytes; give RED's limit and thresholds in packets (limit, min_th, max_th) or in bytes (limit_bytes, min_th_bytes, max_th_bytes)"
+    );
+    assert!(red_of(
+        "{ kind = \"red\", limit_bytes = 6000, queue_in_bytes = false }",
+        "rfc"
+    )
+    .unwrap_err()
+    .starts_with("link[0].queue.limit_bytes: is in bytes, but queue_in_bytes = false"));
+    assert!(red_of(
+        "{ kind = \"red\", min_th_bytes = 6000, max_th_bytes = 3000 }",
+        "rfc"
+    )
+    .unwrap_err()
+    .starts_with("link[0].queue.max_th_bytes: (3000) must be above min_th_bytes (6000)"));
+}
+
+#[test]
+fn red_in_packets_round_trips_through_the_normalised_json() {
+    for q in [
+        "{ kind = \"red\", limit = 100, min_th = 10, max_th = 30 }",
+        "{ kind = \"red\", limit_bytes = 150001, min_th_bytes = 15000 }",
+    ] {
+        let text = BASE.replace("delay = \"1ms\"", &format!("delay = \"1ms\"\nqueue = {q}"));
+        let s = Scenario::from_toml_str(&text).unwrap();
+        let again = Scenario::from_json_str(&s.to_json().to_string()).unwrap();
+        assert_eq!(
+            s.links[0].forward.queue, again.links[0].forward.queue,
+            "{q}"
+        );
+    }
 }

@@ -22,9 +22,11 @@ use super::{Result, ScenarioError};
 /// Topology kinds.
 pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "chain"];
 
-/// The `[[link]]` tables the `[[topology]]` tables of `root` stand for.
-pub fn expand(root: &Table<'_>) -> Result<Vec<Value>> {
+/// The `[[link]]` tables the `[[topology]]` tables of `root` stand for, each with the path
+/// of the topology's table it came from (`topology[0].bottleneck`), which errors name.
+pub fn expand(root: &Table<'_>) -> Result<(Vec<Value>, Vec<String>)> {
     let mut links = Vec::new();
+    let mut origins = Vec::new();
     for t in root.tables("topology")? {
         let kind = t.choice("kind", TOPOLOGY_KINDS)?.ok_or_else(|| {
             ScenarioError::new(
@@ -33,11 +35,31 @@ pub fn expand(root: &Table<'_>) -> Result<Vec<Value>> {
             )
         })?;
         match kind {
-            "dumbbell" => dumbbell(&t, &mut links)?,
-            _ => chain(&t, &mut links)?,
+            "dumbbell" => dumbbell(&t, &mut links, &mut origins)?,
+            _ => chain(&t, &mut links, &mut origins)?,
         }
     }
-    Ok(links)
+    Ok((links, origins))
+}
+
+/// `error` about the document with the generated links first and the scenario's own
+/// `[[link]]` tables after them, as the scenario's author wrote it: a generated link's path
+/// becomes the topology field it came from, `link[i]` of the author's own links `link[i - n]`.
+pub fn locate(mut error: ScenarioError, origins: &[String]) -> ScenarioError {
+    let Some(rest) = error.path.strip_prefix("link[") else {
+        return error;
+    };
+    let Some((index, tail)) = rest.split_once(']') else {
+        return error;
+    };
+    let Ok(index) = index.parse::<usize>() else {
+        return error;
+    };
+    error.path = match origins.get(index) {
+        Some(origin) => format!("{origin}{tail}"),
+        None => format!("link[{}]{tail}", index - origins.len()),
+    };
+    error
 }
 
 /// A link table joining `from` and `to` with the direction settings of `settings`.
@@ -63,7 +85,7 @@ fn settings<'a>(t: &Table<'a>, key: &str) -> Result<&'a Map<String, Value>> {
     }
 }
 
-fn dumbbell(t: &Table<'_>, links: &mut Vec<Value>) -> Result<()> {
+fn dumbbell(t: &Table<'_>, links: &mut Vec<Value>, origins: &mut Vec<String>) -> Result<()> {
     t.only(&[
         "kind",
         "n",
@@ -100,8 +122,10 @@ fn dumbbell(t: &Table<'_>, links: &mut Vec<Value>) -> Result<()> {
             left,
             access,
         ));
+        origins.push(t.field("access"));
     }
     links.push(link(name.to_string(), left, right, bottleneck));
+    origins.push(t.field("bottleneck"));
     for i in 1..=n {
         links.push(link(
             format!("{right}-{rp}{i}"),
@@ -109,11 +133,12 @@ fn dumbbell(t: &Table<'_>, links: &mut Vec<Value>) -> Result<()> {
             &format!("{rp}{i}"),
             access,
         ));
+        origins.push(t.field("access"));
     }
     Ok(())
 }
 
-fn chain(t: &Table<'_>, links: &mut Vec<Value>) -> Result<()> {
+fn chain(t: &Table<'_>, links: &mut Vec<Value>, origins: &mut Vec<String>) -> Result<()> {
     t.only(&["kind", "nodes", "link", "prefix"])?;
     let n = t
         .int("nodes", 2, super::MAX_NODES as u64)?
@@ -127,6 +152,7 @@ fn chain(t: &Table<'_>, links: &mut Vec<Value>) -> Result<()> {
             &format!("{p}{}", i + 1),
             settings,
         ));
+        origins.push(t.field("link"));
     }
     Ok(())
 }

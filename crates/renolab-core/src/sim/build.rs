@@ -41,6 +41,7 @@ pub(super) fn flow(seed: u64, spec: &FlowSpec) -> Flow {
         stop: spec.stop.map(|s| SimTime::ZERO + s),
         endpoints,
         finished: false,
+        delays: super::delay::DelayStats::default(),
         traced: None,
         traced_cc: Default::default(),
     }

@@ -3,6 +3,7 @@
 //! their timers. The simulation sends their packets into its [`Network`] and, as the
 //! network's [`Driver`], receives those that reach their destination.
 
+use super::delay::DelayStats;
 use super::network::{Driver, Network};
 use super::Simulation;
 use crate::app::{CbrSink, CbrSource};
@@ -56,8 +57,10 @@ pub(crate) struct Flow {
     pub(super) stop: Option<SimTime>,
     pub(super) endpoints: Endpoints,
     pub(super) finished: bool,
-    /// Last (cwnd, ssthresh) reported to the tracer.
-    pub(super) traced: Option<(Window, Window)>,
+    /// One-way delays of the data packets that reached the receiver.
+    pub(super) delays: DelayStats,
+    /// Last (cwnd, ssthresh, inflated cwnd) reported to the tracer.
+    pub(super) traced: Option<(Window, Window, Window)>,
     /// Last controller state reported to the tracer.
     pub(super) traced_cc: CcState,
 }
@@ -76,6 +79,13 @@ impl<T: Tracer> Driver for Simulation<T> {
     fn deliver(&mut self, now: SimTime, packet: Packet) {
         let flow = packet.flow;
         let state = &mut self.flows[flow as usize];
+        if matches!(packet.kind, PacketKind::Data | PacketKind::Datagram) {
+            state.delays.record((now - packet.sent_at).as_nanos());
+            if T::ENABLED {
+                self.tracer
+                    .seq_event(now, flow, SeqEvent::Received, packet.seq);
+            }
+        }
         match (&mut state.endpoints, packet.kind) {
             (Endpoints::Tcp(tcp), PacketKind::Data) => {
                 tcp.receiver.on_segment_ecn(now, packet.seq, packet.ecn);
@@ -222,10 +232,16 @@ impl<T: Tracer> Simulation<T> {
             self.sched.schedule(at, Event::SenderTimer { flow });
         }
         if T::ENABLED {
-            let window = (tcp.sender.inflated_cwnd(), tcp.sender.ssthresh());
+            let window = (
+                tcp.sender.cwnd(),
+                tcp.sender.ssthresh(),
+                tcp.sender.inflated_cwnd(),
+            );
             if state.traced != Some(window) {
                 state.traced = Some(window);
-                self.tracer.cwnd_changed(now, flow, window.0, window.1);
+                let (cwnd, ssthresh, inflated) = window;
+                self.tracer
+                    .cwnd_changed(now, flow, cwnd, ssthresh, inflated);
             }
             let cc = tcp.sender.cc().cc_state();
             if state.traced_cc != cc {

@@ -15,6 +15,7 @@
 
 mod audit;
 mod build;
+pub mod delay;
 mod endpoints;
 pub mod network;
 mod results;
@@ -26,7 +27,7 @@ pub use results::{
     CcSeries, CwndSeries, FlowResult, LinkResult, RunOutput, RunSummary, SeqSeries, StationResult,
     StopReason,
 };
-pub use run::{run, RunError};
+pub use run::{run, run_monitored, RunError, MONITOR_EVERY_EVENTS};
 
 use crate::engine::{Event, Scheduler};
 use crate::scenario::Scenario;

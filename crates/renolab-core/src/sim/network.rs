@@ -405,7 +405,7 @@ impl Network {
         if D::Tracer::ENABLED {
             let packet = *network.pool.get(id);
             let (len, bytes) = (link.queue.len() as u32, link.queue.bytes());
-            tracer.marked(now, dir, len, bytes, &packet);
+            tracer.marked(now, dir, len, bytes, link.queue.average_packets(), &packet);
         }
     }
     // ----- end ECN --------------------------------------------------------------------
@@ -434,7 +434,13 @@ impl Network {
         network.queue_drops = victims;
         if D::Tracer::ENABLED {
             let queue = &network.dirs[dir as usize].queue;
-            tracer.queue_changed(now, dir, queue.len() as u32, queue.bytes());
+            tracer.queue_changed(
+                now,
+                dir,
+                queue.len() as u32,
+                queue.bytes(),
+                queue.average_packets(),
+            );
         }
     }
 

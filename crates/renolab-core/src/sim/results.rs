@@ -14,6 +14,8 @@ pub enum StopReason {
     AllFlowsFinished,
     /// No duration was given and `simulation.time_limit` was reached first.
     TimeLimit,
+    /// The run's monitor stopped it (Ctrl-C): the results are what was collected so far.
+    Interrupted,
 }
 
 impl StopReason {
@@ -23,6 +25,7 @@ impl StopReason {
             StopReason::Duration => "duration",
             StopReason::AllFlowsFinished => "all_flows_finished",
             StopReason::TimeLimit => "time_limit",
+            StopReason::Interrupted => "interrupted",
         }
     }
 }
@@ -69,6 +72,13 @@ pub struct FlowResult {
     pub ecn_marks: u64,
     /// Window reductions in answer to ECN-Echo, at most one a window.
     pub cwnd_reductions: u64,
+    /// Median one-way delay of the data packets that arrived, seconds (from a log-bucket
+    /// histogram: within 3.2 %, [`super::delay`]).
+    pub latency_p50_s: Option<f64>,
+    /// 99th percentile of the same delays, seconds.
+    pub latency_p99_s: Option<f64>,
+    /// Mean jitter of the same packets: mean |delay - previous delay|, seconds.
+    pub jitter_s: Option<f64>,
 }
 
 impl FlowResult {
@@ -180,10 +190,12 @@ pub struct CwndSeries {
     pub time_ns: Vec<u64>,
     /// Flow index.
     pub flow: Vec<u32>,
-    /// Congestion window, segments.
+    /// The congestion controller's window, segments (no fast-recovery inflation).
     pub cwnd: Vec<f64>,
-    /// Slow-start threshold, segments.
+    /// Slow-start threshold, segments (infinite while unset).
     pub ssthresh: Vec<f64>,
+    /// Congestion window with Reno's fast-recovery inflation, segments.
+    pub inflated_cwnd: Vec<f64>,
 }
 
 /// A decoded `seq` trace.
@@ -270,6 +282,7 @@ impl RunOutput {
             s.flow.push(fields.u32());
             s.cwnd.push(fields.f64());
             s.ssthresh.push(fields.f64());
+            s.inflated_cwnd.push(fields.f64());
         }
         Some(s)
     }
@@ -342,6 +355,9 @@ pub(super) fn collect<T: Tracer>(
                 end,
                 ecn_marks: 0,
                 cwnd_reductions: 0,
+                latency_p50_s: flow.delays.quantile_s(0.5),
+                latency_p99_s: flow.delays.quantile_s(0.99),
+                jitter_s: flow.delays.jitter_s(),
             };
             match &flow.endpoints {
                 Endpoints::Tcp(tcp) => {

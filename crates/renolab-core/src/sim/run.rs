@@ -4,6 +4,7 @@
 use super::{results, InvariantViolation, Network, RunOutput, Simulation, StopReason};
 use crate::engine::Event;
 use crate::scenario::Scenario;
+use crate::time::SimTime;
 use crate::trace::{NoTrace, PcapFlow, PcapSet, Recorder, TraceRequest, Tracer};
 
 /// Runs `scenario` to the end, recording what `traces` asks for.
@@ -15,11 +16,29 @@ pub fn run(
     traces: &TraceRequest,
     check_invariants: bool,
 ) -> Result<RunOutput, RunError> {
+    run_monitored(scenario, traces, check_invariants, &mut |_, _| true)
+}
+
+/// Events between two calls of a run's monitor: few enough that a run stops within
+/// milliseconds of being asked to (10^6 to 10^7 events a second), many enough that the
+/// call is lost in the noise (one test of the event counter per event; callgrind on the
+/// reference dumbbell: docs/benchmarks.md).
+pub const MONITOR_EVERY_EVENTS: u64 = 1 << 10;
+
+/// [`run`], calling `monitor(now, events)` every [`MONITOR_EVERY_EVENTS`] events: it may
+/// show progress, and stops the run by returning false. A stopped run returns what it
+/// collected so far, with [`StopReason::Interrupted`].
+pub fn run_monitored(
+    scenario: &Scenario,
+    traces: &TraceRequest,
+    check_invariants: bool,
+    monitor: &mut dyn FnMut(SimTime, u64) -> bool,
+) -> Result<RunOutput, RunError> {
     check_trace_sizes(scenario, traces)?;
     if traces.is_empty() {
         let mut sim = Simulation::new(scenario, NoTrace);
         sim.check_invariants = check_invariants;
-        return Ok(sim.run_to_end()?.0);
+        return Ok(sim.run_monitored(monitor)?.0);
     }
     let pcap = match &traces.pcap_dir {
         Some(dir) => Some(pcap_set(scenario, dir).map_err(RunError::Trace)?),
@@ -28,7 +47,7 @@ pub fn run(
     let recorder = Recorder::new(traces, pcap).map_err(RunError::BadTrace)?;
     let mut sim = Simulation::new(scenario, recorder);
     sim.check_invariants = check_invariants;
-    let (mut out, recorder) = sim.run_to_end()?;
+    let (mut out, recorder) = sim.run_monitored(monitor)?;
     out.traces = recorder.finish().map_err(RunError::Trace)?;
     Ok(out)
 }
@@ -132,14 +151,23 @@ impl From<InvariantViolation> for RunError {
 impl<T: Tracer> Simulation<T> {
     /// Runs until the stop time (or, without a duration, until every flow has finished).
     /// Returns the results and the tracer with whatever it recorded.
-    pub fn run_to_end(mut self) -> Result<(RunOutput, T), RunError> {
+    pub fn run_to_end(self) -> Result<(RunOutput, T), RunError> {
+        self.run_monitored(&mut |_, _| true)
+    }
+
+    /// [`Self::run_to_end`], calling `monitor(now, events)` every [`MONITOR_EVERY_EVENTS`]
+    /// events; the run stops ([`StopReason::Interrupted`]) when it returns false.
+    pub fn run_monitored(
+        mut self,
+        monitor: &mut dyn FnMut(SimTime, u64) -> bool,
+    ) -> Result<(RunOutput, T), RunError> {
         let wall = std::time::Instant::now();
         let stop_reason = if self.stop_when_finished && self.unfinished == 0 {
             StopReason::AllFlowsFinished
         } else if self.check_invariants {
-            self.event_loop::<true>()?
+            self.event_loop::<true>(monitor)?
         } else {
-            self.event_loop::<false>()?
+            self.event_loop::<false>(monitor)?
         };
         if self.check_invariants {
             self.audit()?;
@@ -152,9 +180,13 @@ impl<T: Tracer> Simulation<T> {
     // `AUDIT` a constant: the loop of ordinary runs then neither tests it at every event nor
     // holds the audit's call and error path (2 % fewer instructions on the reference
     // dumbbell, callgrind).
-    fn event_loop<const AUDIT: bool>(&mut self) -> Result<StopReason, RunError> {
+    fn event_loop<const AUDIT: bool>(
+        &mut self,
+        monitor: &mut dyn FnMut(SimTime, u64) -> bool,
+    ) -> Result<StopReason, RunError> {
         while let Some((now, event)) = self.sched.pop() {
-            if self.sched.events_fired() > self.max_events {
+            let fired = self.sched.events_fired();
+            if fired > self.max_events {
                 return Err(RunError::Limit(format!(
                     "simulation.max_events: the run passed {} events at t = {now} s; raise simulation.max_events or shorten the run",
                     self.max_events
@@ -178,7 +210,62 @@ impl<T: Tracer> Simulation<T> {
             if self.stop_when_finished && self.unfinished == 0 {
                 return Ok(StopReason::AllFlowsFinished);
             }
+            if fired % MONITOR_EVERY_EVENTS == 0 && !monitor(now, fired) {
+                return Ok(StopReason::Interrupted);
+            }
         }
         Ok(StopReason::TimeLimit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LONG: &str = r#"
+[simulation]
+duration = "30s"
+[[link]]
+from = "s"
+to = "d"
+rate = "10Mbps"
+delay = "10ms"
+[[flow]]
+name = "f"
+src = "s"
+dst = "d"
+"#;
+
+    #[test]
+    fn a_monitor_sees_progress_and_can_stop_the_run() {
+        let scenario = Scenario::from_toml_str(LONG).unwrap();
+        let mut calls = Vec::new();
+        let out = run_monitored(
+            &scenario,
+            &TraceRequest::names(&["cwnd"]),
+            false,
+            &mut |now, events| {
+                calls.push((now, events));
+                now < SimTime::ZERO + crate::time::SimDuration::from_secs(2)
+            },
+        )
+        .unwrap();
+        assert_eq!(out.summary.stop_reason, StopReason::Interrupted);
+        assert_eq!(out.summary.stop_reason.name(), "interrupted");
+        // Called every MONITOR_EVERY_EVENTS events, with the time rising.
+        assert!(calls.len() > 1);
+        assert!(calls.iter().all(|&(_, e)| e % MONITOR_EVERY_EVENTS == 0));
+        assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));
+        // The results are those of the run so far.
+        let stopped = out.summary.sim_time.as_secs_f64();
+        assert!((2.0..2.5).contains(&stopped), "stopped at {stopped} s");
+        assert!(out.flows[0].bytes_delivered > 0);
+        assert!(!out.cwnd().unwrap().time_ns.is_empty());
+        // A monitor that never stops changes nothing.
+        let full = run(&scenario, &TraceRequest::default(), false).unwrap();
+        let watched =
+            run_monitored(&scenario, &TraceRequest::default(), false, &mut |_, _| true).unwrap();
+        assert_eq!(full.flows, watched.flows);
+        assert_eq!(full.summary.stop_reason, StopReason::Duration);
     }
 }

@@ -73,7 +73,7 @@ struct Run {
 /// which sends at once what each allows (the next round's segments).
 fn exchange(s: &mut TcpSender, r: &mut TcpReceiver, marked: &[u32], rounds: u64) -> Run {
     let mut run = Run::default();
-    let mut drain = |s: &mut TcpSender, now, run: &mut Run, out: &mut Vec<(u32, Ecn)>| {
+    let drain = |s: &mut TcpSender, now, run: &mut Run, out: &mut Vec<(u32, Ecn)>| {
         while let Some(tx) = s.poll_transmit(now) {
             assert!(tx.ecn.is_ect(), "new data is ECT(0)");
             if tx.ecn.cwr() {

@@ -34,6 +34,9 @@ pub enum SeqEvent {
     Dropped = 3,
     /// An ACK was dropped in the network (`seq` = its cumulative ACK).
     AckDropped = 4,
+    /// A data segment (or datagram) reached the receiver, in order or not, duplicates
+    /// included: what the receiver's goodput is counted from.
+    Received = 5,
 }
 
 /// Why a packet was dropped.
@@ -108,7 +111,14 @@ pub fn kind_code(kind: PacketKind) -> u8 {
 }
 
 /// Names of the `seq` trace's `event` codes, indexed by [`SeqEvent`] `as usize`.
-pub const SEQ_EVENT_NAMES: [&str; 5] = ["sent", "retransmitted", "acked", "dropped", "ack_dropped"];
+pub const SEQ_EVENT_NAMES: [&str; 6] = [
+    "sent",
+    "retransmitted",
+    "acked",
+    "dropped",
+    "ack_dropped",
+    "received",
+];
 /// Names of the `hops` trace's `event` codes, indexed by [`HopEvent`] `as usize`.
 pub const HOP_EVENT_NAMES: [&str; 5] = ["enqueue", "dequeue", "receive", "drop", "retry"];
 /// Names of the packet kinds, indexed by [`kind_code`].
@@ -142,8 +152,17 @@ pub const CODED_COLUMNS: &[(&str, &str, &[&str])] = &[
 pub trait Tracer {
     /// False for a tracer that records nothing; lets the engine skip work that only feeds traces.
     const ENABLED: bool;
-    /// A flow's congestion window or slow-start threshold changed.
-    fn cwnd_changed(&mut self, now: SimTime, flow: u32, cwnd: Window, ssthresh: Window);
+    /// A flow's congestion window, slow-start threshold or fast-recovery inflation changed:
+    /// `cwnd` is the congestion controller's window, `inflated` the window the sender may
+    /// fill (cwnd plus Reno/NewReno's fast-recovery inflation, RFC 5681 §3.2 steps 3-4).
+    fn cwnd_changed(
+        &mut self,
+        now: SimTime,
+        flow: u32,
+        cwnd: Window,
+        ssthresh: Window,
+        inflated: Window,
+    );
     /// Something happened to a segment of a flow.
     fn seq_event(&mut self, now: SimTime, flow: u32, event: SeqEvent, seq: u32);
     /// A sender took an RTT sample.
@@ -155,11 +174,27 @@ pub trait Tracer {
         srtt: SimDuration,
         rto: SimDuration,
     );
-    /// The length of link direction `link`'s queue changed.
-    fn queue_changed(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64);
-    /// A queue of direction `link`, holding `packets` packets of `bytes` bytes, marked
-    /// `packet` Congestion Experienced (RFC 3168).
-    fn marked(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64, packet: &Packet);
+    /// The length of link direction `link`'s queue changed; `avg_packets` is RED's average
+    /// queue in packets (NaN for other disciplines).
+    fn queue_changed(
+        &mut self,
+        now: SimTime,
+        link: u32,
+        packets: u32,
+        bytes: u64,
+        avg_packets: f64,
+    );
+    /// A queue of direction `link`, holding `packets` packets of `bytes` bytes (RED's
+    /// average `avg_packets`), marked `packet` Congestion Experienced (RFC 3168).
+    fn marked(
+        &mut self,
+        now: SimTime,
+        link: u32,
+        packets: u32,
+        bytes: u64,
+        avg_packets: f64,
+        packet: &Packet,
+    );
     /// A packet was dropped on link direction `link`.
     fn dropped(&mut self, now: SimTime, link: u32, packet: &Packet, cause: DropCause);
     /// A packet passed a point of link direction `link` (or of a medium's station: the
@@ -180,15 +215,15 @@ pub struct NoTrace;
 impl Tracer for NoTrace {
     const ENABLED: bool = false;
     #[inline(always)]
-    fn cwnd_changed(&mut self, _: SimTime, _: u32, _: Window, _: Window) {}
+    fn cwnd_changed(&mut self, _: SimTime, _: u32, _: Window, _: Window, _: Window) {}
     #[inline(always)]
     fn seq_event(&mut self, _: SimTime, _: u32, _: SeqEvent, _: u32) {}
     #[inline(always)]
     fn rtt_sample(&mut self, _: SimTime, _: u32, _: SimDuration, _: SimDuration, _: SimDuration) {}
     #[inline(always)]
-    fn queue_changed(&mut self, _: SimTime, _: u32, _: u32, _: u64) {}
+    fn queue_changed(&mut self, _: SimTime, _: u32, _: u32, _: u64, _: f64) {}
     #[inline(always)]
-    fn marked(&mut self, _: SimTime, _: u32, _: u32, _: u64, _: &Packet) {}
+    fn marked(&mut self, _: SimTime, _: u32, _: u32, _: u64, _: f64, _: &Packet) {}
     #[inline(always)]
     fn dropped(&mut self, _: SimTime, _: u32, _: &Packet, _: DropCause) {}
     #[inline(always)]
@@ -206,6 +241,7 @@ pub const TRACES: &[(&str, &[(&str, &str)])] = &[
             ("flow", "<u4"),
             ("cwnd", "<f8"),
             ("ssthresh", "<f8"),
+            ("inflated_cwnd", "<f8"),
         ],
     ),
     (
@@ -235,6 +271,7 @@ pub const TRACES: &[(&str, &[(&str, &str)])] = &[
             ("packets", "<u4"),
             ("bytes", "<u8"),
             ("marked", "u1"),
+            ("avg_packets", "<f8"),
         ],
     ),
     (
@@ -333,6 +370,16 @@ impl TraceRequest {
     }
 }
 
+/// A slow-start threshold as traces record it: an unset threshold (RFC 5681 §3.1's
+/// "arbitrarily high" initial value, `u32::MAX` segments) is infinite, not 4294967295.
+pub fn ssthresh_value(ssthresh: Window) -> f64 {
+    if ssthresh.whole() == u32::MAX {
+        f64::INFINITY
+    } else {
+        ssthresh.as_f64()
+    }
+}
+
 /// Records the traces that were asked for.
 #[derive(Debug, Default)]
 pub struct Recorder {
@@ -421,14 +468,22 @@ impl Recorder {
 impl Tracer for Recorder {
     const ENABLED: bool = true;
 
-    fn cwnd_changed(&mut self, now: SimTime, flow: u32, cwnd: Window, ssthresh: Window) {
+    fn cwnd_changed(
+        &mut self,
+        now: SimTime,
+        flow: u32,
+        cwnd: Window,
+        ssthresh: Window,
+        inflated: Window,
+    ) {
         if let Some(s) = &mut self.cwnd {
             s.push(
                 Record::new()
                     .u64(now.0)
                     .u32(flow)
                     .f64(cwnd.as_f64())
-                    .f64(ssthresh.as_f64()),
+                    .f64(ssthresh_value(ssthresh))
+                    .f64(inflated.as_f64()),
             );
         }
     }
@@ -459,7 +514,14 @@ impl Tracer for Recorder {
         }
     }
 
-    fn queue_changed(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64) {
+    fn queue_changed(
+        &mut self,
+        now: SimTime,
+        link: u32,
+        packets: u32,
+        bytes: u64,
+        avg_packets: f64,
+    ) {
         if let Some(s) = &mut self.queue {
             s.push(
                 Record::new()
@@ -467,12 +529,21 @@ impl Tracer for Recorder {
                     .u32(link)
                     .u32(packets)
                     .u64(bytes)
-                    .u8(0),
+                    .u8(0)
+                    .f64(avg_packets),
             );
         }
     }
 
-    fn marked(&mut self, now: SimTime, link: u32, packets: u32, bytes: u64, _: &Packet) {
+    fn marked(
+        &mut self,
+        now: SimTime,
+        link: u32,
+        packets: u32,
+        bytes: u64,
+        avg_packets: f64,
+        _: &Packet,
+    ) {
         // A row of its own, flagged, at the queue's length when the mark was made.
         if let Some(s) = &mut self.queue {
             s.push(
@@ -481,7 +552,8 @@ impl Tracer for Recorder {
                     .u32(link)
                     .u32(packets)
                     .u64(bytes)
-                    .u8(1),
+                    .u8(1)
+                    .f64(avg_packets),
             );
         }
     }
@@ -558,6 +630,7 @@ mod tests {
             (SeqEvent::Acked, "acked"),
             (SeqEvent::Dropped, "dropped"),
             (SeqEvent::AckDropped, "ack_dropped"),
+            (SeqEvent::Received, "received"),
         ];
         for (event, name) in seq {
             assert_eq!(SEQ_EVENT_NAMES[event as usize], name);

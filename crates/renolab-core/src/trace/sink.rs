@@ -110,6 +110,12 @@ impl TraceSink {
     /// Appends a record.
     #[inline]
     pub fn push(&mut self, r: Record) {
+        // A record that does not match the layout would shift every later one.
+        debug_assert_eq!(
+            r.len,
+            super::record_bytes(self.fields),
+            "a record of the wrong layout"
+        );
         if self.error.is_some() {
             return;
         }

@@ -76,7 +76,7 @@ struct App {
 
 /// The `cwnd` and `rtt` traces, fed from `TCP_INFO`.
 pub struct InfoTraces {
-    /// `cwnd` records (time, flow, cwnd and ssthresh in segments).
+    /// `cwnd` records (time, flow, cwnd, ssthresh and the inflated cwnd, in segments).
     pub cwnd: Option<TraceSink>,
     /// `rtt` records (time, flow, srtt as the sample and as srtt, rto).
     pub rtt: Option<TraceSink>,
@@ -278,7 +278,9 @@ fn sample(a: &mut App, flow: u32, t: SimTime, traces: &mut InfoTraces) {
                     .u64(t.0)
                     .u32(flow)
                     .f64(info.snd_cwnd as f64)
-                    .f64(info.ssthresh_segments()),
+                    .f64(info.ssthresh_segments())
+                    // Linux inflates no window in recovery (PRR sets snd_cwnd itself).
+                    .f64(info.snd_cwnd as f64),
             );
         }
     }

@@ -69,6 +69,8 @@ pub struct FlowTrack {
     pub acks_dropped: u64,
     /// Sum of one-way latencies of the delivered data segments, ns.
     pub latency_sum_ns: u128,
+    /// Their one-way delays: quantiles and jitter.
+    pub delays: renolab_core::sim::delay::DelayStats,
     /// First data segment read from the sender.
     pub first_data: Option<SimTime>,
     /// Segment size the sequence numbers are counted in: the negotiated MSS less the
@@ -552,7 +554,8 @@ impl Driver {
         self.queue_drops = victims;
         let q = &self.dirs[d as usize].queue;
         let (len, bytes) = (q.len() as u32, q.bytes());
-        self.tracer.queue_changed(now, d, len, bytes);
+        self.tracer
+            .queue_changed(now, d, len, bytes, q.average_packets());
     }
 
     fn on_tx_end(&mut self, now: SimTime, d: u32) {
@@ -649,10 +652,12 @@ impl Driver {
             PacketKind::Data => {
                 track.data_arrived += 1;
                 track.latency_sum_ns += (now.0 - packet.sent_at.0) as u128;
+                track.delays.record(now.0 - packet.sent_at.0);
             }
             PacketKind::Datagram => {
                 track.data_arrived += 1;
                 track.latency_sum_ns += (now.0 - packet.sent_at.0) as u128;
+                track.delays.record(now.0 - packet.sent_at.0);
                 track.cbr_bytes += packet.size as u64;
             }
             PacketKind::Ack => {

@@ -546,6 +546,9 @@ fn collect(
                 // The kernels' ECN is not observed here.
                 ecn_marks: 0,
                 cwnd_reductions: 0,
+                latency_p50_s: c.delays.quantile_s(0.5),
+                latency_p99_s: c.delays.quantile_s(0.99),
+                jitter_s: c.delays.jitter_s(),
             };
             if let (FlowRole::Tcp(_), Some(o)) = (&f.role, &outcomes[i]) {
                 row.variant = "kernel";

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::loss::{GilbertElliott, GilbertElliottConfig, LossModel, Uniform};
-use crate::net::PacketKind;
+use crate::net::{Ecn, PacketKind};
 use crate::tcp::sack::SackBlocks;
 
 const SEED: u64 = 7;
@@ -61,6 +61,7 @@ impl Bench {
             retransmit: false,
             sent_at: now,
             sack: SackBlocks::EMPTY,
+            ecn: Ecn::NONE,
         };
         let id = self.pool.insert(packet);
         let accepted = self.medium.offer(now, from, id, &packet, to);

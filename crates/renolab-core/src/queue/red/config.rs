@@ -48,6 +48,9 @@ pub struct RedConfig {
     /// on the wire: ns-2 force-drops when the waiting length before the arrival is
     /// `>= limit`.
     pub limit: u32,
+    /// A hard limit in bytes instead of `limit * mean_pktsize` (with `queue_in_bytes`; the
+    /// scenario's `limit_bytes`).
+    pub limit_bytes: Option<u64>,
     /// Minimum threshold `min_th`, in mean-sized packets (ns-2 `thresh_`). `None` (ns-2's 0,
     /// the default) chooses `max(5, target_delay * C / 2)`.
     pub min_thresh: Option<f64>,
@@ -102,6 +105,7 @@ impl RedConfig {
     pub fn ns2(link_rate: BitsPerSec, link_delay: SimDuration) -> Self {
         RedConfig {
             limit: 50,
+            limit_bytes: None,
             min_thresh: None,
             max_thresh: None,
             linterm: 10.0,
@@ -201,7 +205,9 @@ impl Derived {
         let th_max_pkts = c.max_thresh.unwrap_or(3.0 * th_min_pkts);
         // reset(): with queue_in_bytes_, thresholds scale by the mean packet size.
         let (th_min, th_max, qlim) = if c.queue_in_bytes {
-            let qlim = c.limit as u64 * c.mean_pktsize as u64;
+            let qlim = c
+                .limit_bytes
+                .unwrap_or(c.limit as u64 * c.mean_pktsize as u64);
             (th_min_pkts * mean, th_max_pkts * mean, qlim)
         } else {
             (th_min_pkts, th_max_pkts, c.limit as u64)

@@ -300,6 +300,16 @@ impl Red {
         self.avg
     }
 
+    /// The average queue size in packets: [`Self::avg`], divided by `mean_pktsize` when
+    /// RED counts bytes (the unit of its thresholds in packets).
+    pub fn avg_packets(&self) -> f64 {
+        if self.config.queue_in_bytes {
+            self.avg / self.config.mean_pktsize as f64
+        } else {
+            self.avg
+        }
+    }
+
     /// `p_b`, the drop probability before spreading, computed at the last early-drop test
     /// (ns-2 trace variable `prob1_`; not reset below `min_th`).
     pub fn base_probability(&self) -> f64 {

@@ -20,8 +20,9 @@ const ROUTE_ENTRY_BYTES: f64 = std::mem::size_of::<u32>() as f64;
 /// Bytes of memory per packet alive: its slab slot and its queue or wire entry, doubled for
 /// the spare capacity of growing vectors.
 const PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<Packet>() + 16) as f64;
-/// Bytes per flow (endpoints, counters, timers), a generous round figure.
-const FLOW_BYTES: f64 = 2048.0;
+/// Bytes per flow (endpoints, counters, timers), a generous round figure, plus its delay
+/// histogram (`sim::delay`, 2.6 kB).
+const FLOW_BYTES: f64 = 2048.0 + 2624.0;
 /// Bytes per link direction, besides the packets it holds.
 const DIR_BYTES: f64 = 1024.0;
 /// Bytes per FQ-CoDel sub-queue.
@@ -61,9 +62,10 @@ impl Estimate {
     pub fn trace_bytes(&self, name: &str) -> Option<u64> {
         let record = crate::trace::record_bytes(crate::trace::layout(name)?) as u64;
         let records = match name {
-            // A window change per ACK, a sequence event per send and per ACK.
+            // A window change per ACK; a sequence event per send, per arrival at the
+            // receiver and per ACK.
             "cwnd" => self.acks,
-            "seq" => self.data_packets + self.acks,
+            "seq" => 2 * self.data_packets + self.acks,
             // Enqueue, dequeue and receive at every hop; a queue length after each change.
             "hops" => 3 * self.hops,
             "queue" => self.hops,
@@ -213,7 +215,10 @@ pub(super) fn queue_packets(q: &QueueSpec, min_size: f64) -> f64 {
         // ns-2 RED in byte mode holds `limit` mean-sized packets' worth of bytes, and
         // tests the length before the arrival: one more may get in.
         QueueSpec::Red(c) if c.queue_in_bytes => {
-            (c.limit as f64 * c.mean_pktsize as f64 / min_size).ceil() + 1.0
+            let bytes = c
+                .limit_bytes
+                .unwrap_or(c.limit as u64 * c.mean_pktsize as u64);
+            (bytes as f64 / min_size).ceil() + 1.0
         }
         QueueSpec::Red(c) => c.limit as f64 + 1.0,
         QueueSpec::CoDel(c) => limit(c.limit),

@@ -196,7 +196,7 @@ impl Network {
                     station,
                     packets,
                     bytes,
-                } => tracer.queue_changed(now, base + station, packets, bytes),
+                } => tracer.queue_changed(now, base + station, packets, bytes, f64::NAN),
                 AirTrace::Frame(frame) => {
                     let (from, to) = (medium.node(frame.from), medium.node(frame.to));
                     tracer.air_frame(m, &frame, from, to);
