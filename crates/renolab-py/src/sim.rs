@@ -6,15 +6,19 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
-use renolab_core::sim::{run as run_scenario, RunError, RunOutput};
-use renolab_core::trace::{TraceData, TraceRequest};
+use renolab_core::sim::{run as run_scenario, run_with, RunError, RunOutput};
+use renolab_core::trace::{TraceData, TraceRequest, TRACES};
 
 use renolab_core::Scenario;
 
+use crate::cc::{is_interrupt, CcTrace, ControllerClass, ControllerFailure, PyFactory};
 use crate::errors::{
-    catch_unwind, panic_error, seed_of, simulation_error, test_panic_hook, ScenarioError,
+    catch_unwind, panic_error, seed_of, simulation_error, test_panic_hook, Panic, ScenarioError,
+    SimulationError,
 };
 
 /// Sets column `name` of `table` from the rows of `rows`.
@@ -109,15 +113,24 @@ enum Failure {
     Run(RunError),
 }
 
+/// The name of the trace the Python controllers record themselves (see [`crate::cc`]).
+pub const CC_TRACE: &str = "cc";
+
 /// Runs a scenario (JSON text). `traces` names the series to record (e.g. `["cwnd"]`);
 /// `trace_dir` streams them to files there instead of memory, else `trace_memory_limit`
 /// (bytes) caps each in memory; `pcap_dir` writes one pcap file per link there;
 /// `check_invariants` audits conservation after every event (slow; for tests).
 ///
+/// `controllers` gives, for each flow whose variant is a Python controller (by flow index),
+/// `(class, hooks it overrides, attributes it traces)` (`renolab.cc`). A run with Python
+/// controllers keeps the GIL throughout; any other releases it.
+///
 /// A `SimulationError` from the engine (a panic, a broken invariant, a trace that could
-/// not be written) carries the attributes `kind`, `seed` and `scenario`.
+/// not be written, a Python controller that failed) carries the attributes `kind`, `seed`
+/// and `scenario`.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false, trace_dir = None, pcap_dir = None, trace_memory_limit = None))]
+#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false, trace_dir = None, pcap_dir = None, trace_memory_limit = None, controllers = None))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
@@ -126,26 +139,73 @@ fn run<'py>(
     trace_dir: Option<PathBuf>,
     pcap_dir: Option<PathBuf>,
     trace_memory_limit: Option<u64>,
+    controllers: Option<HashMap<u32, ControllerClass>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    check_trace_names(&traces)?;
+    let cc_trace = traces.iter().any(|t| t == CC_TRACE);
     let request = TraceRequest {
-        names: traces,
+        names: traces.into_iter().filter(|t| t != CC_TRACE).collect(),
         dir: trace_dir,
         pcap_dir,
         memory_limit: trace_memory_limit,
     };
-    let outcome = py.detach(|| {
-        catch_unwind(|| {
-            let scenario = Scenario::from_json_str(scenario_json).map_err(Failure::Scenario)?;
-            test_panic_hook("run");
-            run_scenario(&scenario, &request, check_invariants).map_err(Failure::Run)
-        })
-    });
+    let outcome = match controllers {
+        // Python is called on every ACK: keep the GIL for the whole run.
+        Some(classes) if !classes.is_empty() => {
+            let mut factory = PyFactory::new(py, classes, cc_trace);
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let scenario = Scenario::from_json_str(scenario_json).map_err(Failure::Scenario)?;
+                factory
+                    .check(&scenario)
+                    .map_err(|m| Failure::Run(RunError::Controller(m)))?;
+                test_panic_hook("run");
+                run_with(&scenario, &request, check_invariants, &mut factory).map_err(Failure::Run)
+            }));
+            match outcome {
+                Ok(r) => Ok(r.map(|out| {
+                    let calls = factory.calls.load(std::sync::atomic::Ordering::Relaxed);
+                    (out, factory.trace.take(), Some(calls))
+                })),
+                // A Python controller failed: its exception, not a panic.
+                Err(payload) => match payload.downcast::<ControllerFailure>() {
+                    Ok(failure) => return Err(controller_error(py, *failure, scenario_json)),
+                    Err(payload) => Err(Panic::from_payload(payload)),
+                },
+            }
+        }
+        _ => py
+            .detach(|| {
+                catch_unwind(|| {
+                    let scenario =
+                        Scenario::from_json_str(scenario_json).map_err(Failure::Scenario)?;
+                    test_panic_hook("run");
+                    run_scenario(&scenario, &request, check_invariants).map_err(Failure::Run)
+                })
+            })
+            .map(|r| r.map(|out| (out, cc_trace.then(Default::default), None))),
+    };
     let seed = scenario_seed(scenario_json);
     match outcome {
-        Ok(Ok(out)) => to_python(py, &out),
+        Ok(Ok((out, cc, calls))) => {
+            let result = to_python(py, &out)?;
+            if let Some(calls) = calls {
+                let summary = result
+                    .get_item("summary")?
+                    .expect("summary")
+                    .cast_into::<PyDict>()?;
+                summary.set_item("python_controller_calls", calls)?;
+            }
+            if let Some(cc) = cc {
+                add_cc_trace(py, &result, cc, request.dir.as_deref())?;
+            }
+            name_python_variants(py, &result, scenario_json)?;
+            Ok(result)
+        }
         Ok(Err(Failure::Scenario(e))) => Err(ScenarioError::new_err(e.to_string())),
         Ok(Err(Failure::Run(e))) => Err(match e {
-            RunError::BadTrace(_) | RunError::Limit(_) => ScenarioError::new_err(e.to_string()),
+            RunError::BadTrace(_) | RunError::Limit(_) | RunError::Controller(_) => {
+                ScenarioError::new_err(e.to_string())
+            }
             RunError::Trace(_) => simulation_error(py, "trace", e.to_string(), scenario_json),
             RunError::Invariant(_) => {
                 simulation_error(py, "invariant", format!("{e} (seed {seed})"), scenario_json)
@@ -153,6 +213,105 @@ fn run<'py>(
         }),
         Err(panic) => Err(panic_error(py, "run", panic, scenario_json)),
     }
+}
+
+/// Refuses a trace name neither the core nor the Python controllers record, listing both's.
+fn check_trace_names(traces: &[String]) -> PyResult<()> {
+    let known = |name: &str| name == CC_TRACE || TRACES.iter().any(|(n, _)| *n == name);
+    match traces.iter().find(|name| !known(name)) {
+        None => Ok(()),
+        Some(name) => {
+            let mut allowed: Vec<&str> = TRACES.iter().map(|(n, _)| *n).collect();
+            if !allowed.contains(&CC_TRACE) {
+                allowed.push(CC_TRACE);
+            }
+            Err(ScenarioError::new_err(format!(
+                "trace: unknown trace {name:?}; allowed: {}",
+                allowed.join(", ")
+            )))
+        }
+    }
+}
+
+/// The `SimulationError` (kind `"controller"`) for a Python controller that failed; a
+/// Ctrl-C in the user's code stays a `KeyboardInterrupt`.
+fn controller_error(py: Python<'_>, failure: ControllerFailure, scenario_json: &str) -> PyErr {
+    let ControllerFailure { message, error } = failure;
+    if let Some(err) = &error {
+        if is_interrupt(py, err) {
+            return err.clone_ref(py);
+        }
+    }
+    let user_traceback = error.as_ref().and_then(|err| {
+        let tb = err.traceback(py)?;
+        let lines = py
+            .import("traceback")
+            .and_then(|m| m.call_method1("format_exception", (err.get_type(py), err.value(py), tb)))
+            .ok()?;
+        let parts: Vec<String> = lines.extract().ok()?;
+        Some(parts.concat())
+    });
+    let exc = simulation_error(py, "controller", message, scenario_json);
+    let _ = exc.value(py).setattr("user_traceback", user_traceback);
+    if let Some(err) = error {
+        exc.set_cause(py, Some(err));
+    }
+    exc
+}
+
+/// Adds the `cc` trace the Python controllers recorded to `result["traces"]`, in a file of
+/// `dir` when traces stream to files.
+fn add_cc_trace(
+    py: Python<'_>,
+    result: &Bound<'_, PyDict>,
+    trace: Arc<Mutex<CcTrace>>,
+    dir: Option<&std::path::Path>,
+) -> PyResult<()> {
+    let trace = std::mem::take(&mut *trace.lock().unwrap_or_else(|p| p.into_inner()));
+    let entry = PyDict::new(py);
+    entry.set_item("fields", trace.fields())?;
+    match dir {
+        Some(dir) => {
+            let path = dir.join(format!(".{CC_TRACE}.bin"));
+            std::fs::write(&path, &trace.records).map_err(|e| {
+                SimulationError::new_err(format!("trace {CC_TRACE}: {}: {e}", path.display()))
+            })?;
+            entry.set_item("path", path.to_string_lossy().into_owned())?;
+        }
+        None => entry.set_item("data", PyBytes::new(py, &trace.records))?,
+    }
+    result
+        .get_item("traces")?
+        .expect("traces")
+        .cast_into::<PyDict>()?
+        .set_item(CC_TRACE, entry)
+}
+
+/// The `variant` column names a Python controller as the scenario does
+/// (`"python:module:Class"`), not by the core's placeholder.
+fn name_python_variants(
+    py: Python<'_>,
+    result: &Bound<'_, PyDict>,
+    scenario_json: &str,
+) -> PyResult<()> {
+    let Ok(scenario) = Scenario::from_json_str(scenario_json) else {
+        return Ok(());
+    };
+    if scenario.flows.iter().all(|f| f.custom_cc().is_none()) {
+        return Ok(());
+    }
+    let flows = result
+        .get_item("flows")?
+        .expect("flows")
+        .cast_into::<PyDict>()?;
+    let variants: Vec<Option<String>> = flows.get_item("variant")?.expect("variant").extract()?;
+    let named: Vec<Option<String>> = variants
+        .into_iter()
+        .zip(&scenario.flows)
+        .map(|(v, f)| f.custom_cc().map(|c| c.reference.clone()).or(v))
+        .collect();
+    let _ = py;
+    flows.set_item("variant", named)
 }
 
 fn scenario_seed(scenario_json: &str) -> String {

@@ -34,7 +34,7 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         type=_trace_names,
         action="append",
         default=[],
-        help="record traces: cwnd, seq, rtt, queue, drops, hops (repeatable or comma-separated)",
+        help="record traces: cwnd, seq, rtt, queue, drops, hops, cc (repeatable or comma-separated)",
     )
     run.add_argument(
         "--format",

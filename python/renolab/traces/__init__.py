@@ -22,6 +22,7 @@ Decoded columns, per trace (see ``docs/outputs.md`` for units):
 ``queue``  time_s, link, packets, bytes
 ``drops``  time_s, link, flow, kind, seq, cause
 ``hops``   time_s, link, event, kind, size, flow, seq, uid
+``cc``     time_s, flow, then one column per value the Python controllers trace
 =========  ====================================================================
 """
 

@@ -25,10 +25,11 @@ pub use network::{Driver, FlowCounters, Network};
 pub use results::{
     CwndSeries, FlowResult, LinkResult, RunOutput, RunSummary, SeqSeries, StopReason,
 };
-pub use run::{run, RunError};
+pub use run::{run, run_with, RunError};
 
 use crate::engine::{Event, Scheduler};
 use crate::scenario::Scenario;
+use crate::tcp::cc::{ControllerFactory, NoCustomControllers};
 use crate::time::SimTime;
 use crate::trace::Tracer;
 use endpoints::{Endpoints, Flow};
@@ -51,13 +52,25 @@ pub struct Simulation<T: Tracer> {
 }
 
 impl<T: Tracer> Simulation<T> {
-    /// Builds the network and flows of `scenario`; nothing has happened yet.
+    /// Builds the network and flows of `scenario`; nothing has happened yet. Panics if a
+    /// flow names a custom controller (see [`Simulation::with_controllers`]).
     pub fn new(scenario: &Scenario, tracer: T) -> Self {
+        Self::with_controllers(scenario, tracer, &mut NoCustomControllers)
+    }
+
+    /// [`Simulation::new`], with `controllers` building the controllers of the flows that
+    /// name a custom one (`variant = "python:..."`), in flow order.
+    pub fn with_controllers(
+        scenario: &Scenario,
+        tracer: T,
+        controllers: &mut dyn ControllerFactory,
+    ) -> Self {
         let network = Network::from_scenario(scenario);
         let flows: Vec<Flow> = scenario
             .flows
             .iter()
-            .map(|spec| build::flow(scenario.seed, spec))
+            .enumerate()
+            .map(|(index, spec)| build::flow(scenario.seed, index as u32, spec, controllers))
             .collect();
         let mut sched = Scheduler::new();
         for (index, flow) in flows.iter().enumerate() {

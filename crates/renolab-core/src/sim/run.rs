@@ -4,20 +4,45 @@
 use super::{results, InvariantViolation, Network, RunOutput, Simulation, StopReason};
 use crate::engine::Event;
 use crate::scenario::Scenario;
+use crate::tcp::cc::{ControllerFactory, NoCustomControllers};
 use crate::trace::{NoTrace, PcapFlow, PcapSet, Recorder, TraceRequest, Tracer};
 
 /// Runs `scenario` to the end, recording what `traces` asks for.
 ///
 /// With `check_invariants`, packet conservation and the window bounds are audited after
-/// every event (slow; for tests).
+/// every event (slow; for tests). A scenario whose flows name a custom controller
+/// (`variant = "python:..."`) needs [`run_with`]: here it is refused.
 pub fn run(
     scenario: &Scenario,
     traces: &TraceRequest,
     check_invariants: bool,
 ) -> Result<RunOutput, RunError> {
+    if let Some((i, flow)) = scenario
+        .flows
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.custom_cc().is_some())
+    {
+        let reference = &flow.custom_cc().expect("found").reference;
+        return Err(RunError::Controller(format!(
+            "flow[{i}].variant: {reference:?} is a Python controller: run the scenario from Python (renolab run, Scenario.run)"
+        )));
+    }
+    run_with(scenario, traces, check_invariants, &mut NoCustomControllers)
+}
+
+/// [`run`], with `controllers` building the controllers of the flows that name a custom
+/// one, before the run starts. A controller that fails ends the run by unwinding with its
+/// own payload ([`crate::tcp::cc::custom`]).
+pub fn run_with(
+    scenario: &Scenario,
+    traces: &TraceRequest,
+    check_invariants: bool,
+    controllers: &mut dyn ControllerFactory,
+) -> Result<RunOutput, RunError> {
     check_trace_sizes(scenario, traces)?;
     if traces.is_empty() {
-        let mut sim = Simulation::new(scenario, NoTrace);
+        let mut sim = Simulation::with_controllers(scenario, NoTrace, controllers);
         sim.check_invariants = check_invariants;
         return Ok(sim.run_to_end()?.0);
     }
@@ -26,7 +51,7 @@ pub fn run(
         None => None,
     };
     let recorder = Recorder::new(traces, pcap).map_err(RunError::BadTrace)?;
-    let mut sim = Simulation::new(scenario, recorder);
+    let mut sim = Simulation::with_controllers(scenario, recorder, controllers);
     sim.check_invariants = check_invariants;
     let (mut out, recorder) = sim.run_to_end()?;
     out.traces = recorder.finish().map_err(RunError::Trace)?;
@@ -105,6 +130,8 @@ pub enum RunError {
     /// The run would pass, or passed, a limit (`simulation.max_events`, the in-memory trace
     /// limit).
     Limit(String),
+    /// A flow's controller cannot run here (a Python controller outside Python).
+    Controller(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -113,7 +140,7 @@ impl std::fmt::Display for RunError {
             RunError::BadTrace(m) => write!(f, "trace: {m}"),
             RunError::Trace(m) => write!(f, "{m}"),
             RunError::Invariant(v) => write!(f, "{v}"),
-            RunError::Limit(m) => write!(f, "{m}"),
+            RunError::Limit(m) | RunError::Controller(m) => write!(f, "{m}"),
         }
     }
 }

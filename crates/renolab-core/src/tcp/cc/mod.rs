@@ -14,11 +14,16 @@
 //! 2. if the ACK reveals a loss, [`CongestionControl::on_congestion`] (once per episode);
 //! 3. outside loss recovery, for an ACK of new data, [`CongestionControl::on_ack`] (Linux's
 //!    `cong_avoid`): the window grows.
+//!
+//! A controller from outside the crate (a Python class) is the [`Cc::Custom`] arm
+//! ([`custom`]).
 
+pub mod custom;
 mod newreno;
 mod reno;
 mod vegas;
 
+pub use custom::{ControllerFactory, Custom, CustomInit, NoCustomControllers};
 pub use newreno::NewReno;
 pub use reno::{Growth, Reno};
 pub use vegas::{Vegas, VegasConfig};
@@ -45,7 +50,8 @@ pub struct AckSample {
     pub snd_max: u32,
     /// The RTT measured by this ACK, if it gave one (Karn's rule applies).
     pub rtt: Option<SimDuration>,
-    /// The smoothed RTT after this ACK, once there is one.
+    /// The smoothed RTT after this ACK, once there is one (outside the linux recovery, only
+    /// on the ACKs that measure an RTT: it changes only then).
     pub srtt: Option<SimDuration>,
     /// The smallest RTT measured so far.
     pub min_rtt: Option<SimDuration>,
@@ -168,8 +174,10 @@ pub fn halved_ssthresh(window: Window) -> Window {
     Window::segments((window.half().whole()).max(2))
 }
 
-/// The variants, stored inline in each sender; every method is a `match`, no vtable.
-#[derive(Clone, Debug)]
+/// The variants, stored inline in each sender; every method is a `match`, no vtable (but
+/// for the custom controller's own calls). Not `Clone`: a custom controller (a Python
+/// object) has no meaningful copy.
+#[derive(Debug)]
 pub enum Cc {
     /// Reno (also the window arithmetic of Tahoe and SACK, whose differences are loss
     /// recovery's).
@@ -178,6 +186,8 @@ pub enum Cc {
     NewReno(NewReno),
     /// Vegas.
     Vegas(Vegas),
+    /// A controller from outside the crate ([`custom`]), off the built-ins' path.
+    Custom(Custom),
 }
 
 macro_rules! dispatch {
@@ -186,6 +196,7 @@ macro_rules! dispatch {
             Cc::Reno($c) => $e,
             Cc::NewReno($c) => $e,
             Cc::Vegas($c) => $e,
+            Cc::Custom($c) => $e,
         }
     };
 }

@@ -74,7 +74,7 @@ impl TcpSender {
         let acked = ack - s.snd_una;
         s.snd_una = ack;
         s.snd_nxt = s.snd_nxt.max(ack);
-        let sample = AckSample {
+        let mut sample = AckSample {
             snd_max: s.snd_max,
             in_flight: s.snd_max - ack,
             ..AckSample::new(now, ack, acked)
@@ -85,7 +85,7 @@ impl TcpSender {
                 partial_acks,
             } => {
                 if self.recovery.exits_on(ack, recover) {
-                    s.sample_rtt(now, ack);
+                    s.sample_rtt(now, ack, &mut sample);
                     s.phase = Phase::Open;
                     s.dupacks = 0;
                     self.recovery.on_exit(&self.state, &mut self.cc, &sample);
@@ -95,7 +95,7 @@ impl TcpSender {
                 }
             }
             _ => {
-                s.sample_rtt(now, ack);
+                s.sample_rtt(now, ack, &mut sample);
                 self.recovery
                     .on_new_ack_outside_recovery(&self.state, &mut self.cc);
                 self.state.dupacks = 0;
