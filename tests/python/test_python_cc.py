@@ -565,3 +565,14 @@ def test_a_sweep_on_dask_imports_a_file_or_takes_a_pickled_class(small_scenario,
     local = by_file.run(tmp_path / "local", workers=1, progress=False).runs
     for runs in (file_runs, value_runs):
         assert list(runs["completion_time_s"]) == list(local["completion_time_s"])
+
+
+def test_the_python_aimd_gives_the_figures_its_rust_port_gives():
+    # crates/renolab-core/tests/custom_cc.rs runs the port of docs/extending.md on the same
+    # scenario and expects the same figures: the port runs as its prototype.
+    scenario = Scenario.from_toml(Path(__file__).resolve().parents[1] / "scenarios" / "aimd_port.toml")
+    result = scenario.run()
+    flows = result.flows
+    assert [round(t * 1e9) for t in flows["finish_s"]] == [9_293_691_200, 8_067_116_800]
+    assert list(flows["retransmits"]) == [238, 187] and list(flows["timeouts"]) == [5, 4]
+    assert result.summary["events"] == 22_916

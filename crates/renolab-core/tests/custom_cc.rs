@@ -242,3 +242,87 @@ fn a_failing_controller_unwinds_to_the_caller_with_its_payload() {
         .expect("the controller's payload");
     assert!(failed.0 > SimTime::ZERO);
 }
+
+// -- The worked example of docs/extending.md: the Python AIMD ported to Rust ----------------
+
+/// AIMD: additive increase, multiplicative decrease (examples/python_cc.py's `Aimd`, with
+/// a gain), ported hook by hook. Its arithmetic is the prototype's, in floats, rounded to
+/// the window's resolution where the prototype's values reach the engine: the port then
+/// runs bit for bit as the prototype.
+#[derive(Clone, Debug)]
+struct Aimd {
+    cwnd: Window,
+    ssthresh: Window,
+    gain: f64,
+}
+
+impl Aimd {
+    /// `on_start`: the initial threshold is the flow's, the window 10 segments.
+    fn new(initial_ssthresh: u32, gain: f64) -> Self {
+        Aimd {
+            cwnd: Window::segments(10),
+            ssthresh: Window::segments(initial_ssthresh.max(2)),
+            gain,
+        }
+    }
+}
+
+impl CongestionControl for Aimd {
+    fn cwnd(&self) -> Window {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> Window {
+        self.ssthresh
+    }
+    fn set_cwnd(&mut self, cwnd: Window) {
+        self.cwnd = cwnd.max(Window::segments(1));
+    }
+    fn set_ssthresh(&mut self, ssthresh: Window) {
+        self.ssthresh = ssthresh.max(Window::segments(2));
+    }
+    fn on_ack(&mut self, sample: &AckSample) {
+        let (cwnd, acked) = (self.cwnd.as_f64(), sample.acked as f64);
+        let next = if self.cwnd < self.ssthresh {
+            cwnd + acked
+        } else {
+            cwnd + self.gain * acked / cwnd
+        };
+        self.cwnd = Window::from_f64(next);
+    }
+    fn on_congestion(&mut self, _now: SimTime, event: Congestion, _window: Window) {
+        self.ssthresh = Window::from_f64((self.cwnd.as_f64() / 2.0).max(2.0));
+        self.cwnd = match event {
+            Congestion::Timeout => Window::segments(1),
+            _ => self.ssthresh,
+        };
+    }
+}
+
+struct AimdFactory;
+
+impl ControllerFactory for AimdFactory {
+    fn build(&mut self, init: &CustomInit<'_>) -> Box<dyn CongestionControl + Send> {
+        let gain = init.spec.args.get("gain").and_then(|g| g.as_f64()).unwrap_or(1.0);
+        Box::new(Aimd::new(init.initial_ssthresh, gain))
+    }
+}
+
+/// The figures tests/python/test_python_cc.py expects of the Python AIMD on the same scenario.
+const AIMD_FINISH_NS: [u64; 2] = [9_293_691_200, 8_067_116_800];
+const AIMD_RETRANSMITS: [u64; 2] = [238, 187];
+const AIMD_TIMEOUTS: [u64; 2] = [5, 4];
+const AIMD_EVENTS: u64 = 22_916;
+
+#[test]
+fn the_aimd_ported_to_rust_runs_as_its_python_prototype() {
+    let text = include_str!("../../../tests/scenarios/aimd_port.toml");
+    let scenario = Scenario::from_toml_str(text).unwrap();
+    let out = run_with(&scenario, &TraceRequest::default(), true, &mut AimdFactory).unwrap();
+    let finish: Vec<u64> = out.flows.iter().map(|f| f.finish.unwrap().0).collect();
+    let retransmits: Vec<u64> = out.flows.iter().map(|f| f.retransmits).collect();
+    let timeouts: Vec<u64> = out.flows.iter().map(|f| f.timeouts).collect();
+    assert_eq!(finish, AIMD_FINISH_NS);
+    assert_eq!(retransmits, AIMD_RETRANSMITS);
+    assert_eq!(timeouts, AIMD_TIMEOUTS);
+    assert_eq!(out.summary.events, AIMD_EVENTS);
+}
