@@ -257,6 +257,7 @@ REFUSALS = {
         _set(["link", 1, "loss"], [{"kind": "drop", "packets": [4], "applies_to": "data"}]),
         "link[1].loss[0].applies_to",
     ),
+    "python controller": (_set(["flow", 0, "variant"], "python:renolab.cc:CongestionControl"), "flow[0].variant"),
     "cbr jitter 0.5": (lambda d: d.update(
         simulation={"profile": "ns2", "duration": "1s"},
         flow=[{"name": "c", "kind": "cbr", "src": "s", "dst": "d", "rate": "1Mbps", "jitter": 0.5}]), "flow[0].jitter"),

@@ -576,3 +576,17 @@ def test_the_python_aimd_gives_the_figures_its_rust_port_gives():
     assert [round(t * 1e9) for t in flows["finish_s"]] == [9_293_691_200, 8_067_116_800]
     assert list(flows["retransmits"]) == [238, 187] and list(flows["timeouts"]) == [5, 4]
     assert result.summary["events"] == 22_916
+
+
+def test_positional_arguments_are_named_by_the_signature(small_scenario):
+    from renolab.cc.load import arguments_of
+
+    class Star(CongestionControl):
+        def __init__(self, *weights):
+            self.weights = weights
+
+    assert arguments_of(Aimd(3)) == {"gain": 3}
+    assert arguments_of(Aimd()) == {}
+    small_scenario["flow"][0]["variant"] = Star(1, 2)
+    with pytest.raises(ScenarioError, match=r"^flow\[0\]\.variant: Star: pass \*weights by keyword to use it in a scenario$"):
+        Scenario.from_dict(small_scenario).to_json()

@@ -70,35 +70,12 @@ class CongestionControl:
     def __new__(cls, *args: Any, **kwargs: Any) -> CongestionControl:
         self = super().__new__(cls)
         # What the object was built with: an instance in a scenario stands for its class
-        # and these arguments (see arguments()).
+        # and these arguments (renolab.cc.load.arguments_of()).
         try:
             vars(self)["_renolab_arguments"] = (args, dict(kwargs))
         except TypeError:  # a class with __slots__ and no __dict__
             pass
         return self
-
-    def arguments(self) -> dict[str, Any]:
-        """The keyword arguments this object was built with (positional ones named by the
-        constructor's signature): what a scenario records for it as the flow's options."""
-        try:
-            args, kwargs = vars(self).get("_renolab_arguments", ((), {}))
-        except TypeError:  # no __dict__
-            args, kwargs = (), {}
-        if not args:
-            return dict(kwargs)
-        import inspect
-
-        bound = inspect.signature(type(self)).bind(*args, **kwargs)
-        named: dict[str, Any] = {}
-        for name, value in bound.arguments.items():
-            kind = bound.signature.parameters[name].kind
-            if kind is inspect.Parameter.VAR_POSITIONAL:
-                raise TypeError(f"{type(self).__qualname__}: pass *{name} by keyword to use it in a scenario")
-            if kind is inspect.Parameter.VAR_KEYWORD:
-                named.update(value)
-            else:
-                named[name] = value
-        return named
 
     # -- the hooks (each does nothing here) -----------------------------------------
 

@@ -34,7 +34,18 @@ from renolab import _core
 from renolab._core import ScenarioError
 from renolab.cc import HOOKS, CongestionControl
 
-__all__ = ["PREFIX", "absolute_paths", "controllers", "names_python_controller", "plain_variants", "reference", "resolve"]
+__all__ = [
+    "PREFIX",
+    "absolute_paths",
+    "arguments_of",
+    "class_name",
+    "controllers",
+    "hooks",
+    "names_python_controller",
+    "plain_variants",
+    "reference",
+    "resolve",
+]
 
 #: How a scenario names a Python controller: ``"python:<module or file.py>:<Class>"``.
 PREFIX = "python:"
@@ -83,6 +94,30 @@ def _controller_class(value: Any, where: str) -> type | None:
     return cls
 
 
+def arguments_of(controller: CongestionControl) -> dict[str, Any]:
+    """The keyword arguments *controller* was built with (positional ones named by its
+    constructor's signature): what a scenario records for it as its flow's options."""
+    try:
+        args, kwargs = vars(controller).get("_renolab_arguments", ((), {}))
+    except TypeError:  # a class with __slots__ and no __dict__
+        args, kwargs = (), {}
+    if not args:
+        return dict(kwargs)
+    import inspect
+
+    bound = inspect.signature(type(controller)).bind(*args, **kwargs)
+    named: dict[str, Any] = {}
+    for name, value in bound.arguments.items():
+        kind = bound.signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            raise TypeError(f"{class_name(type(controller))}: pass *{name} by keyword to use it in a scenario")
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            named.update(value)
+        else:
+            named[name] = value
+    return named
+
+
 def plain_variants(data: Mapping[str, Any]) -> dict[str, Any]:
     """*data* (not modified) with each class or instance variant written by name, an
     instance's arguments merged into its flow's options."""
@@ -104,7 +139,7 @@ def plain_variants(data: Mapping[str, Any]) -> dict[str, Any]:
         flow["variant"] = reference(cls)
         if not isinstance(variant, type):
             try:
-                arguments = variant.arguments()
+                arguments = arguments_of(variant)
             except TypeError as exc:
                 raise ScenarioError(f"{where}.variant: {exc}") from None
             options = dict(flow.get("options") or {})

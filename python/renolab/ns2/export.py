@@ -166,6 +166,11 @@ class _Exporter:
                     )
                 continue
             o = f["options"]
+            if f["variant"] not in _AGENTS:
+                raise ScenarioError(
+                    f"{p}.variant: {f['variant']!r} has no ns-2 equivalent; a Python controller runs "
+                    "only in renolab"
+                )
             if f["profile"] != "ns2":
                 raise ScenarioError(
                     f"{p}.profile: {f['profile']!r} has no ns-2 equivalent (its RFC loss response and "
