@@ -590,3 +590,30 @@ def test_positional_arguments_are_named_by_the_signature(small_scenario):
     small_scenario["flow"][0]["variant"] = Star(1, 2)
     with pytest.raises(ScenarioError, match=r"^flow\[0\]\.variant: Star: pass \*weights by keyword to use it in a scenario$"):
         Scenario.from_dict(small_scenario).to_json()
+
+
+def test_python_and_builtin_flows_mix_and_the_cc_trace_has_every_controllers_columns():
+    builtin = dumbbell("reno", "rfc")
+    mixed = dumbbell("reno", "rfc")
+    mixed["flow"][1]["variant"] = RENO
+    assert_identical(builtin, mixed)
+    assert list(_run(mixed).flows["variant"]) == ["reno", RENO]
+
+    class Other(CongestionControl):
+        trace = ("rounds", "increments")
+
+        def __init__(self):
+            self.rounds, self.increments = 0, None
+
+        def on_ack(self, conn, ack):
+            self.rounds += 1
+            conn.cwnd += 1 / conn.cwnd
+
+    two = dumbbell(Aimd, "rfc")
+    two["flow"][1]["variant"] = Other
+    cc = _run(two, trace="cc").trace("cc")
+    assert list(cc.columns) == ["time_s", "flow", "increments", "rounds"]
+    a, b = cc[cc["flow"] == "a"], cc[cc["flow"] == "b"]
+    assert a["rounds"].isna().all() and not a["increments"].isna().any()
+    assert b["increments"].isna().all() and list(b["rounds"]) == list(range(len(b)))
+    assert cc["time_s"].is_monotonic_increasing

@@ -270,15 +270,16 @@ fn add_cc_trace(
     let trace = std::mem::take(&mut *trace.lock().unwrap_or_else(|p| p.into_inner()));
     let entry = PyDict::new(py);
     entry.set_item("fields", trace.fields())?;
+    let records = trace.into_records();
     match dir {
         Some(dir) => {
             let path = dir.join(format!(".{CC_TRACE}.bin"));
-            std::fs::write(&path, &trace.records).map_err(|e| {
+            std::fs::write(&path, &records).map_err(|e| {
                 SimulationError::new_err(format!("trace {CC_TRACE}: {}: {e}", path.display()))
             })?;
             entry.set_item("path", path.to_string_lossy().into_owned())?;
         }
-        None => entry.set_item("data", PyBytes::new(py, &trace.records))?,
+        None => entry.set_item("data", PyBytes::new(py, &records))?,
     }
     result
         .get_item("traces")?

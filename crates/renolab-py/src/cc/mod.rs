@@ -180,8 +180,16 @@ pub struct PyController {
     event_args: Py<PyTuple>,
     hooks: Hooks,
     traced: Option<Traced>,
-    /// Calls into Python, counted over the run's controllers.
-    calls: Arc<AtomicU64>,
+    /// Calls into Python by this controller, added to the run's count when it is dropped
+    /// (an atomic add per call would cost more than the rest of the bookkeeping).
+    calls: u64,
+    run_calls: Arc<AtomicU64>,
+}
+
+impl Drop for PyController {
+    fn drop(&mut self) {
+        self.run_calls.fetch_add(self.calls, Ordering::Relaxed);
+    }
 }
 
 impl PyController {
@@ -207,7 +215,7 @@ impl PyController {
             now.0,
             now.as_secs_f64(),
         );
-        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.calls += 1;
         if let Err(err) = invoke(self, py) {
             let message = format!("{}: {}", self.place(method, now), describe(py, &err));
             fail(message, Some(err));
@@ -585,7 +593,8 @@ impl<'py> PyFactory<'py> {
             event_args,
             hooks,
             traced,
-            calls: self.calls.clone(),
+            calls: 0,
+            run_calls: self.calls.clone(),
         })
     }
 }

@@ -32,6 +32,16 @@ impl CcTrace {
         fields
     }
 
+    /// The records in time order. All are recorded in the order of the calls, but for
+    /// `on_start`, which every controller gets before the run, at its flow's start: a
+    /// stable sort by time puts those in their place.
+    pub fn into_records(self) -> Vec<u8> {
+        let width = 12 + 8 * self.columns.len();
+        let mut rows: Vec<&[u8]> = self.records.chunks_exact(width).collect();
+        rows.sort_by_key(|r| u64::from_le_bytes(r[..8].try_into().expect("8 bytes")));
+        rows.concat()
+    }
+
     /// The column of `name`, added if new.
     pub fn column(&mut self, name: &str) -> usize {
         match self.columns.iter().position(|c| c == name) {
