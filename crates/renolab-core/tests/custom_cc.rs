@@ -302,7 +302,12 @@ struct AimdFactory;
 
 impl ControllerFactory for AimdFactory {
     fn build(&mut self, init: &CustomInit<'_>) -> Box<dyn CongestionControl + Send> {
-        let gain = init.spec.args.get("gain").and_then(|g| g.as_f64()).unwrap_or(1.0);
+        let gain = init
+            .spec
+            .args
+            .get("gain")
+            .and_then(|g| g.as_f64())
+            .unwrap_or(1.0);
         Box::new(Aimd::new(init.initial_ssthresh, gain))
     }
 }

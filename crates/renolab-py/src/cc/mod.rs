@@ -530,7 +530,12 @@ impl<'py> PyFactory<'py> {
         let class_name = class
             .getattr(intern!(py, "__qualname__"))
             .and_then(|n| n.extract::<String>())
-            .map(|n| n.rsplit(".<locals>.").next().unwrap_or_default().to_string())
+            .map(|n| {
+                n.rsplit(".<locals>.")
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
             .unwrap_or_else(|_| "controller".into());
         let kwargs = PyDict::new(py);
         let loads = py
