@@ -617,3 +617,13 @@ def test_python_and_builtin_flows_mix_and_the_cc_trace_has_every_controllers_col
     assert a["rounds"].isna().all() and not a["increments"].isna().any()
     assert b["increments"].isna().all() and list(b["rounds"]) == list(range(len(b)))
     assert cc["time_s"].is_monotonic_increasing
+
+
+def test_the_tutorial_example_runs_and_writes_its_figure(tmp_path, capsys):
+    import runpy
+
+    example = runpy.run_path(str(EXAMPLES / "python_cc.py"))
+    example["main"](str(tmp_path / "figure.png"))
+    assert (tmp_path / "figure.png").stat().st_size > 10_000
+    out = capsys.readouterr().out
+    assert "python:" in out and f"wrote {tmp_path / 'figure.png'}" in out

@@ -77,8 +77,15 @@ def class_name(cls: type) -> str:
 
 
 def reference(cls: type) -> str:
-    """``"python:<module>:<Class>"`` of *cls*: how a scenario file names it."""
-    return f"{PREFIX}{cls.__module__}:{class_name(cls)}"
+    """``"python:<module>:<Class>"`` of *cls*: how a scenario file names it; for a class of
+    a module without an importable name (``runpy.run_path``, ``exec``), its file, else
+    ``__main__``."""
+    module = cls.__module__
+    if not all(part.isidentifier() for part in module.split(".")):
+        functions = [f for f in vars(cls).values() if hasattr(f, "__code__")]
+        files = [f.__code__.co_filename for f in functions if f.__code__.co_filename.endswith(".py")]
+        module = os.path.abspath(files[0]) if files else "__main__"
+    return f"{PREFIX}{module}:{class_name(cls)}"
 
 
 def _controller_class(value: Any, where: str) -> type | None:
