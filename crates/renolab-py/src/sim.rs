@@ -159,12 +159,22 @@ fn run<'py>(
                     .check(&scenario)
                     .map_err(|m| Failure::Run(RunError::Controller(m)))?;
                 test_panic_hook("run");
-                run_with(&scenario, &request, check_invariants, &mut factory).map_err(Failure::Run)
+                let out = run_with(&scenario, &request, check_invariants, &mut factory)
+                    .map_err(Failure::Run)?;
+                let variants = scenario
+                    .flows
+                    .iter()
+                    .map(|f| f.custom_cc().map(|c| c.reference.clone()))
+                    .collect();
+                Ok((out, variants))
             }));
             match outcome {
-                Ok(r) => Ok(r.map(|out| {
-                    let calls = factory.calls.load(std::sync::atomic::Ordering::Relaxed);
-                    (out, factory.trace.take(), Some(calls))
+                Ok(r) => Ok(r.map(|(out, variants)| {
+                    let python = PythonRun {
+                        calls: factory.calls.load(std::sync::atomic::Ordering::Relaxed),
+                        variants,
+                    };
+                    (out, factory.trace.take(), Some(python))
                 })),
                 // A Python controller failed: its exception, not a panic.
                 Err(payload) => match payload.downcast::<ControllerFailure>() {
@@ -186,19 +196,14 @@ fn run<'py>(
     };
     let seed = scenario_seed(scenario_json);
     match outcome {
-        Ok(Ok((out, cc, calls))) => {
+        Ok(Ok((out, cc, python))) => {
             let result = to_python(py, &out)?;
-            if let Some(calls) = calls {
-                let summary = result
-                    .get_item("summary")?
-                    .expect("summary")
-                    .cast_into::<PyDict>()?;
-                summary.set_item("python_controller_calls", calls)?;
+            if let Some(python) = python {
+                python.add_to(&result)?;
             }
             if let Some(cc) = cc {
                 add_cc_trace(py, &result, cc, request.dir.as_deref())?;
             }
-            name_python_variants(py, &result, scenario_json)?;
             Ok(result)
         }
         Ok(Err(Failure::Scenario(e))) => Err(ScenarioError::new_err(e.to_string())),
@@ -288,31 +293,35 @@ fn add_cc_trace(
         .set_item(CC_TRACE, entry)
 }
 
-/// The `variant` column names a Python controller as the scenario does
-/// (`"python:module:Class"`), not by the core's placeholder.
-fn name_python_variants(
-    py: Python<'_>,
-    result: &Bound<'_, PyDict>,
-    scenario_json: &str,
-) -> PyResult<()> {
-    let Ok(scenario) = Scenario::from_json_str(scenario_json) else {
-        return Ok(());
-    };
-    if scenario.flows.iter().all(|f| f.custom_cc().is_none()) {
-        return Ok(());
+/// What a run with Python controllers adds to the core's output.
+struct PythonRun {
+    /// Calls into Python, all controllers together.
+    calls: u64,
+    /// Each flow's Python controller as the scenario names it (`"python:module:Class"`).
+    variants: Vec<Option<String>>,
+}
+
+impl PythonRun {
+    /// `summary["python_controller_calls"]`, and the `variant` column naming a Python
+    /// controller as the scenario does, not by the core's placeholder (`"python"`).
+    fn add_to(self, result: &Bound<'_, PyDict>) -> PyResult<()> {
+        let summary = result
+            .get_item("summary")?
+            .expect("summary")
+            .cast_into::<PyDict>()?;
+        summary.set_item("python_controller_calls", self.calls)?;
+        let flows = result
+            .get_item("flows")?
+            .expect("flows")
+            .cast_into::<PyDict>()?;
+        let variants: Vec<String> = flows.get_item("variant")?.expect("variant").extract()?;
+        let named: Vec<String> = variants
+            .into_iter()
+            .zip(self.variants)
+            .map(|(core, python)| python.unwrap_or(core))
+            .collect();
+        flows.set_item("variant", named)
     }
-    let flows = result
-        .get_item("flows")?
-        .expect("flows")
-        .cast_into::<PyDict>()?;
-    let variants: Vec<Option<String>> = flows.get_item("variant")?.expect("variant").extract()?;
-    let named: Vec<Option<String>> = variants
-        .into_iter()
-        .zip(&scenario.flows)
-        .map(|(v, f)| f.custom_cc().map(|c| c.reference.clone()).or(v))
-        .collect();
-    let _ = py;
-    flows.set_item("variant", named)
 }
 
 fn scenario_seed(scenario_json: &str) -> String {
