@@ -627,3 +627,21 @@ def test_the_tutorial_example_runs_and_writes_its_figure(tmp_path, capsys):
     assert (tmp_path / "figure.png").stat().st_size > 10_000
     out = capsys.readouterr().out
     assert "python:" in out and f"wrote {tmp_path / 'figure.png'}" in out
+
+
+def test_python_rows_merge_into_a_cc_trace_the_core_records_for_its_own_controllers():
+    # When the core records cc rows of its own controllers (BBR's), the binding merges the
+    # Python controllers' rows into that trace: one table, in time order.
+    from renolab import _core
+
+    core_fields = [("time_ns", "<u8"), ("flow", "<u4"), ("mode", "u1"), ("pacing_rate_bps", "<f8")]
+    python_fields = [("time_ns", "<u8"), ("flow", "<u4"), ("queued", "<f8"), ("pacing_rate_bps", "<f8")]
+    core = np.array([(10, 0, 2, 1e6), (30, 0, 3, 2e6)], dtype=np.dtype(core_fields)).tobytes()
+    python = np.array([(10, 1, 1.5, 5e5), (20, 1, 2.5, np.nan)], dtype=np.dtype(python_fields)).tobytes()
+    fields, records = _core._merge_trace_records(core_fields, core, python_fields, python)
+    assert [tuple(f) for f in fields] == [*core_fields, ("queued", "<f8")]
+    merged = np.frombuffer(bytes(records), dtype=np.dtype([tuple(f) for f in fields]))
+    assert list(merged["time_ns"]) == [10, 10, 20, 30] and list(merged["flow"]) == [0, 1, 1, 0]
+    assert list(merged["mode"]) == [2, 255, 255, 3], "no mode for a Python controller"
+    assert list(merged["pacing_rate_bps"][[0, 1, 3]]) == [1e6, 5e5, 2e6] and np.isnan(merged["pacing_rate_bps"][2])
+    assert np.isnan(merged["queued"][[0, 3]]).all() and list(merged["queued"][[1, 2]]) == [1.5, 2.5]

@@ -15,7 +15,9 @@ use renolab_core::trace::{TraceData, TraceRequest, TRACES};
 
 use renolab_core::Scenario;
 
-use crate::cc::{is_interrupt, CcTrace, ControllerClass, ControllerFailure, PyFactory};
+use crate::cc::{
+    is_interrupt, merge_records, CcTrace, ControllerClass, ControllerFailure, PyFactory,
+};
 use crate::errors::{
     catch_unwind, panic_error, seed_of, simulation_error, test_panic_hook, Panic, ScenarioError,
     SimulationError,
@@ -143,8 +145,14 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     check_trace_names(&traces)?;
     let cc_trace = traces.iter().any(|t| t == CC_TRACE);
+    // The core records a `cc` trace of its own controllers if it has one; the Python
+    // controllers' rows are merged into it after the run (add_cc_trace).
+    let core_cc = TRACES.iter().any(|(name, _)| *name == CC_TRACE);
     let request = TraceRequest {
-        names: traces.into_iter().filter(|t| t != CC_TRACE).collect(),
+        names: traces
+            .into_iter()
+            .filter(|t| core_cc || t != CC_TRACE)
+            .collect(),
         dir: trace_dir,
         pcap_dir,
         memory_limit: trace_memory_limit,
@@ -192,7 +200,10 @@ fn run<'py>(
                     run_scenario(&scenario, &request, check_invariants).map_err(Failure::Run)
                 })
             })
-            .map(|r| r.map(|out| (out, cc_trace.then(Default::default), None))),
+            .map(|r| {
+                // Without Python controllers the `cc` trace is the core's, if it has one.
+                r.map(|out| (out, (cc_trace && !core_cc).then(Default::default), None))
+            }),
     };
     let seed = scenario_seed(scenario_json);
     match outcome {
@@ -264,7 +275,8 @@ fn controller_error(py: Python<'_>, failure: ControllerFailure, scenario_json: &
     exc
 }
 
-/// Adds the `cc` trace the Python controllers recorded to `result["traces"]`, in a file of
+/// Adds the `cc` trace the Python controllers recorded to `result["traces"]`, merged into
+/// the core's `cc` trace when the core recorded one (its controllers' rows), in a file of
 /// `dir` when traces stream to files.
 fn add_cc_trace(
     py: Python<'_>,
@@ -273,9 +285,23 @@ fn add_cc_trace(
     dir: Option<&std::path::Path>,
 ) -> PyResult<()> {
     let trace = std::mem::take(&mut *trace.lock().unwrap_or_else(|p| p.into_inner()));
+    let traces = result
+        .get_item("traces")?
+        .expect("traces")
+        .cast_into::<PyDict>()?;
+    let mut fields = trace.fields();
+    let mut records = trace.into_records();
+    if let Some(core) = traces.get_item(CC_TRACE)? {
+        let core_fields: Vec<(String, String)> = core.get_item("fields")?.extract()?;
+        let core_records: Vec<u8> = match core.get_item("path") {
+            Ok(path) => std::fs::read(path.extract::<PathBuf>()?)
+                .map_err(|e| SimulationError::new_err(format!("trace {CC_TRACE}: {e}")))?,
+            Err(_) => core.get_item("data")?.extract()?,
+        };
+        (fields, records) = merge_records((&core_fields, &core_records), (&fields, &records));
+    }
     let entry = PyDict::new(py);
-    entry.set_item("fields", trace.fields())?;
-    let records = trace.into_records();
+    entry.set_item("fields", fields)?;
     match dir {
         Some(dir) => {
             let path = dir.join(format!(".{CC_TRACE}.bin"));
@@ -286,11 +312,7 @@ fn add_cc_trace(
         }
         None => entry.set_item("data", PyBytes::new(py, &records))?,
     }
-    result
-        .get_item("traces")?
-        .expect("traces")
-        .cast_into::<PyDict>()?
-        .set_item(CC_TRACE, entry)
+    traces.set_item(CC_TRACE, entry)
 }
 
 /// What a run with Python controllers adds to the core's output.

@@ -47,7 +47,7 @@ use renolab_core::time::{SimDuration, SimTime};
 use renolab_core::units::BitsPerSec;
 
 use objects::{AckObject, Conn, EventObject, Read, MIN_CWND_SEGMENTS};
-pub use trace::CcTrace;
+pub use trace::{merge_records, CcTrace};
 use trace::{TraceError, Traced};
 
 /// The smallest threshold a flow starts with and the loss recovery may set (RFC 5681 eq.
@@ -627,7 +627,24 @@ impl ControllerFactory for PyFactory<'_> {
     }
 }
 
+/// `merge_records` for the tests: the merged layout and records of two packed traces.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn _merge_trace_records(
+    first_fields: Vec<(String, String)>,
+    first: Vec<u8>,
+    second_fields: Vec<(String, String)>,
+    second: Vec<u8>,
+) -> (Vec<(String, String)>, Vec<u8>) {
+    merge_records((&first_fields, &first), (&second_fields, &second))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     objects::register(m)?;
+    // For the tests only: an attribute, not in __all__ (nor the stub).
+    m.setattr(
+        "_merge_trace_records",
+        wrap_pyfunction!(_merge_trace_records, m)?,
+    )?;
     m.add("CC_HOOKS", HOOKS.to_vec())
 }

@@ -129,3 +129,82 @@ impl Traced {
         Ok(())
     }
 }
+
+/// Bytes of a field of numpy dtype `dtype` (`u1`, `<u4`, `<u8`, `<f8`).
+fn dtype_bytes(dtype: &str) -> usize {
+    match dtype.trim_start_matches(['<', '>', '|']) {
+        "u1" => 1,
+        "u4" => 4,
+        _ => 8,
+    }
+}
+
+/// The bytes a field of `dtype` holds when a record has no value for it: NaN for a float,
+/// the "none" code 255 for a one-byte code (as the core's `cc` trace marks a controller
+/// without modes), 0 otherwise.
+fn missing(dtype: &str) -> Vec<u8> {
+    match dtype.trim_start_matches(['<', '>', '|']) {
+        "f8" => f64::NAN.to_le_bytes().to_vec(),
+        "u1" => vec![u8::MAX],
+        other => vec![0; dtype_bytes(other)],
+    }
+}
+
+/// Merges two packed traces of one kind recorded apart (the core's `cc` rows, of built-in
+/// controllers, and the Python controllers'), in time order (`time_ns` first in both; on a
+/// tie the first's record first). The layout is the first's fields, then the second's that
+/// the first lacks; a value of the second goes into the first's field of the same name and
+/// type, and a record without a value for a field gets [`missing`].
+pub fn merge_records(
+    first: (&[(String, String)], &[u8]),
+    second: (&[(String, String)], &[u8]),
+) -> (Vec<(String, String)>, Vec<u8>) {
+    let mut fields: Vec<(String, String)> = first.0.to_vec();
+    for field in second.0 {
+        if !fields.iter().any(|(name, _)| *name == field.0) {
+            fields.push(field.clone());
+        }
+    }
+    // Per input: its record size, and for each output field where its value is (offset).
+    let plan = |layout: &[(String, String)]| -> (usize, Vec<Option<usize>>) {
+        let mut offsets = Vec::new();
+        let mut at = 0;
+        for (_, dtype) in layout {
+            offsets.push(at);
+            at += dtype_bytes(dtype);
+        }
+        let sources = fields
+            .iter()
+            .map(|(name, dtype)| {
+                layout
+                    .iter()
+                    .position(|(n, d)| n == name && d == dtype)
+                    .map(|i| offsets[i])
+            })
+            .collect();
+        (at, sources)
+    };
+    let inputs = [first, second].map(|(layout, records)| {
+        let (size, sources) = plan(layout);
+        (
+            records.chunks_exact(size.max(1)).collect::<Vec<_>>(),
+            sources,
+        )
+    });
+    let time = |record: &[u8]| u64::from_le_bytes(record[..8].try_into().expect("8 bytes"));
+    let mut rows: Vec<(u64, usize, &[u8])> = Vec::new();
+    for (which, (records, _)) in inputs.iter().enumerate() {
+        rows.extend(records.iter().map(|r| (time(r), which, *r)));
+    }
+    rows.sort_by_key(|&(t, which, _)| (t, which)); // stable: each input keeps its order
+    let mut out = Vec::new();
+    for (_, which, record) in rows {
+        for ((_, dtype), source) in fields.iter().zip(&inputs[which].1) {
+            match source {
+                Some(at) => out.extend_from_slice(&record[*at..*at + dtype_bytes(dtype)]),
+                None => out.extend_from_slice(&missing(dtype)),
+            }
+        }
+    }
+    (fields, out)
+}
