@@ -587,6 +587,8 @@ def test_positional_arguments_are_named_by_the_signature(small_scenario):
 
     assert arguments_of(Aimd(3)) == {"gain": 3}
     assert arguments_of(Aimd()) == {}
+    with pytest.raises(TypeError, match="^Boom takes no arguments$"):
+        arguments_of(type("Boom", (CongestionControl,), {})(5))
     small_scenario["flow"][0]["variant"] = Star(1, 2)
     with pytest.raises(ScenarioError, match=r"^flow\[0\]\.variant: Star: pass \*weights by keyword to use it in a scenario$"):
         Scenario.from_dict(small_scenario).to_json()

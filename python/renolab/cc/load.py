@@ -112,16 +112,22 @@ def arguments_of(controller: CongestionControl) -> dict[str, Any]:
         return dict(kwargs)
     import inspect
 
-    bound = inspect.signature(type(controller)).bind(*args, **kwargs)
+    cls = type(controller)
+    name = class_name(cls)
+    if cls.__init__ is object.__init__:  # type: ignore[misc]
+        raise TypeError(f"{name} takes no arguments")
+    bound = inspect.signature(cls.__init__).bind(controller, *args, **kwargs)  # type: ignore[misc]
     named: dict[str, Any] = {}
-    for name, value in bound.arguments.items():
-        kind = bound.signature.parameters[name].kind
+    for index, (parameter, value) in enumerate(bound.arguments.items()):
+        kind = bound.signature.parameters[parameter].kind
+        if index == 0:
+            continue  # self
         if kind is inspect.Parameter.VAR_POSITIONAL:
-            raise TypeError(f"{class_name(type(controller))}: pass *{name} by keyword to use it in a scenario")
+            raise TypeError(f"{name}: pass *{parameter} by keyword to use it in a scenario")
         if kind is inspect.Parameter.VAR_KEYWORD:
             named.update(value)
         else:
-            named[name] = value
+            named[parameter] = value
     return named
 
 
