@@ -19,13 +19,15 @@ class ScenarioError(ValueError):
 class SimulationError(RuntimeError):
     """A run that failed inside the engine.
 
-    Raised by :func:`run` with ``kind`` (``"panic"``, ``"invariant"`` or ``"trace"``),
-    ``seed`` and ``scenario`` (the JSON text run); other raisers may leave them unset.
+    Raised by :func:`run` with ``kind`` (``"panic"``, ``"invariant"``, ``"trace"`` or
+    ``"controller"``), ``seed`` and ``scenario`` (the JSON text run); other raisers may
+    leave them unset. A Python controller's failure also has ``user_traceback`` (or None).
     """
 
     kind: str
     seed: Optional[int]
     scenario: str
+    user_traceback: Optional[str]
 
 class EmulationError(RuntimeError):
     """An emulation that could not run here (``kind`` ``"unsupported"``) or failed
@@ -64,11 +66,60 @@ def run(
     pcap_dir: Optional[str] = None,
     trace_memory_limit: Optional[int] = None,
     progress: Optional[Callable[[float, int], object]] = None,
+    controllers: Optional[dict[int, tuple[type, list[str], list[str]]]] = None,
 ) -> RunOutput:
     """Run a scenario (JSON text), recording *traces*; the GIL is released meanwhile, taken
     back about every 50 ms to run signal handlers and call ``progress(sim_time_s, events)``.
     A ``KeyboardInterrupt`` stops the run: what it collected is returned, with
-    ``summary["stop_reason"] == "interrupted"``."""
+    ``summary["stop_reason"] == "interrupted"``. *controllers* gives Python controllers:
+    ``{flow index: (class, hooks it overrides, attributes it traces)}`` (:mod:`renolab.cc`);
+    the run then holds the GIL throughout. A controller that fails raises
+    :class:`SimulationError` with ``kind`` ``"controller"``, ``user_traceback`` and the
+    exception as its cause."""
+
+def python_controllers(scenario_json: str) -> list[tuple[int, str, str]]:
+    """The flows whose variant is a Python controller: ``(flow index, the variant as
+    written, its arguments as a JSON object)``."""
+
+#: The hooks a Python controller may override, in order.
+CC_HOOKS: list[str]
+
+def ca_increment(cwnd: float, /) -> float:
+    """The built-in Reno's per-ACK congestion-avoidance step for a window of *cwnd*
+    segments, exactly as its fixed point computes it."""
+
+class Connection(object):
+    """``conn``: the connection as a Python controller sees it."""
+
+    cwnd: float
+    ssthresh: float
+    pacing_rate_bps: Optional[float]
+    mss: int
+    now_s: float
+    now_ns: int
+    flow: str
+    profile: str
+
+class Ack(object):
+    """``ack``: what one ACK told the sender."""
+
+    acked: int
+    sacked: int
+    ack: int
+    in_flight: int
+    ce: bool
+    cwnd_limited: bool
+    app_limited: bool
+    rtt_s: Optional[float]
+    min_rtt_s: Optional[float]
+    srtt_s: Optional[float]
+    delivery_rate_bps: Optional[float]
+
+class CongestionEvent(object):
+    """``event``: why the window must come down."""
+
+    kind: str
+    window: float
 
 def parse_rate(text: str) -> int:
     """Bits per second of a rate such as ``"10Mbps"``; ``ValueError`` saying what is allowed."""

@@ -8,7 +8,11 @@ Three cases:
   simulated seconds; 1 and 10 flows;
 - the large case (``--large``): the same dumbbell with 100 flows and a 10 Gb/s bottleneck;
 - the lee2001 grid (``--lee2001-grid``): the 72 runs of C x B x {reno, newreno (Hoe), sack}
-  of :mod:`renolab.experiments.lee2001`, as a sweep over every core.
+  of :mod:`renolab.experiments.lee2001`, as a sweep over every core;
+- a Python controller (``--python-cc``): the one-flow reference dumbbell with the built-in
+  Reno and with the Python Reno of ``examples/python_reno.py`` (or another controller),
+  alternating, each in a fresh child process: their speed ratio and the Python
+  controller's calls (ACKs, nearly all) per second of the run.
 
 For the dumbbells each repeat runs renolab and then (with ``--against ns2``) ns-2 on
 ``benchmarks/dumbbell.tcl``, each in a fresh child process that reports its own peak RSS
@@ -179,6 +183,8 @@ class Run:
     peak_rss_bytes: Optional[int]  #: the child's peak resident set size (None: unknown)
     delivered: int  #: data packets delivered in order
     events: Optional[int] = None  #: events processed (renolab only)
+    controller_calls: Optional[int] = None  #: calls into a Python controller
+    outcome: Optional[tuple[Any, ...]] = None  #: the flow's retransmits, timeouts, drops
 
     @property
     def delivered_per_s(self) -> float:
@@ -242,6 +248,42 @@ def run_renolab(scenario: Scenario) -> Run:
         peak_rss_bytes=data["rss"],
         delivered=int(data["delivered"]),
         events=int(data["events"]),
+    )
+
+
+#: The Python-controller child: loads the package (renolab.cc resolves the controller),
+#: times the engine's run alone.
+_PYTHON_CC_CHILD = """\
+import json, sys, time
+from renolab import _core
+from renolab.cc.load import controllers, names_python_controller
+from renolab.scenario import Scenario
+scenario = Scenario.from_dict(json.loads(sys.stdin.read()))
+text = scenario.to_json()
+python = controllers(scenario._data, text) if names_python_controller(scenario._data) else None
+start = time.perf_counter()
+out = _core.run(text, [], False, None, None, None, controllers=python)
+wall = time.perf_counter() - start
+s, f = out["summary"], out["flows"]
+print(json.dumps({"wall_s": wall, "events": s["events"], "delivered": s["packets_delivered"],
+                  "calls": s.get("python_controller_calls"),
+                  "outcome": [f["retransmits"][0], f["timeouts"][0], f["drops"][0]]}))
+"""
+
+
+def run_with_package(scenario: Scenario) -> Run:
+    """Runs *scenario* in a child Python process that loads the package (what a Python
+    controller needs)."""
+    out, wall = _run_measured([sys.executable, "-c", _PYTHON_CC_CHILD], scenario.to_json(), "renolab")
+    data = json.loads(out.strip().splitlines()[-1])
+    return Run(
+        run_wall_s=data["wall_s"],
+        process_wall_s=wall,
+        peak_rss_bytes=None,
+        delivered=int(data["delivered"]),
+        events=int(data["events"]),
+        controller_calls=data["calls"],
+        outcome=tuple(data["outcome"]),
     )
 
 
@@ -506,3 +548,91 @@ def format_grid(runs: Sequence[GridRun]) -> str:
             f"{finished}/{len(first.points)} transfers finished",
         ]
     )
+
+
+# -- a Python controller against the built-in Reno --------------------------------------
+
+
+#: The controller ``--python-cc`` measures by default: the Python Reno of the examples.
+DEFAULT_PYTHON_CC = "examples/python_reno.py:Reno"
+
+
+def python_cc_variant(controller: str) -> str:
+    """The variant naming *controller*: ``"python:..."`` as given, or ``FILE.py:Class``
+    (relative to the current directory, else to the source tree) made absolute."""
+    if controller.startswith("python:"):
+        return controller
+    path, sep, name = controller.rpartition(":")
+    if not sep or not path.endswith(".py"):
+        raise ValueError(f"{controller!r}: give FILE.py:Class or python:<module>:<Class>")
+    candidates = [Path(path), Path(__file__).resolve().parents[2] / path]
+    for candidate in candidates:
+        if candidate.is_file():
+            return f"python:{candidate.resolve()}:{name}"
+    raise FileNotFoundError(2, "controller file not found (run from the source tree or give its path)", path)
+
+
+@dataclass
+class PythonCcCase:
+    """The reference dumbbell with the built-in Reno and with a Python controller."""
+
+    controller: str
+    duration_s: float
+    builtin: list[Run] = field(default_factory=list)
+    python: list[Run] = field(default_factory=list)
+
+    def scenarios(self) -> tuple[Scenario, Scenario]:
+        builtin = reference_scenario(1, duration=_duration_text(self.duration_s))
+        data = builtin.to_dict()
+        data["flow"][0]["variant"] = python_cc_variant(self.controller)
+        return builtin, Scenario.from_dict(data)
+
+
+def run_python_cc(case: PythonCcCase, repeat: int, progress: Callable[[str], None] = lambda _m: None) -> PythonCcCase:
+    """Measures *case* *repeat* times, the built-in and the Python controller alternating."""
+    builtin, python = case.scenarios()
+    python.validate()  # the controller exists and takes its arguments, before anything runs
+    for k in range(repeat):
+        progress(f"built-in reno run {k + 1}/{repeat}")
+        case.builtin.append(run_with_package(builtin))
+        progress(f"Python controller run {k + 1}/{repeat}")
+        case.python.append(run_with_package(python))
+    return case
+
+
+def format_python_cc(case: PythonCcCase) -> str:
+    """The report: a row per controller, then the speed ratio and the agreement."""
+    n = len(case.python)
+    lines = [
+        f"Python controller {case.controller} against the built-in reno: reference dumbbell, 1 flow, "
+        f"1 Gb/s bottleneck, {case.duration_s:g} s simulated; {n} repeat{'s' * (n != 1)}, median [min-max]"
+    ]
+    headers = ["controller", "run wall s", "delivered pkts", "controller calls", "calls/s"]
+    rows = []
+    for name, runs in (("built-in reno", case.builtin), ("Python", case.python)):
+        calls = runs[-1].controller_calls
+        rows.append(
+            [
+                name,
+                _ranged([r.run_wall_s for r in runs], lambda v: f"{v:.3f}"),
+                f"{runs[-1].delivered:,}",
+                "-" if calls is None else f"{calls:,}",
+                "-" if calls is None else _ranged([(r.controller_calls or 0) / r.run_wall_s for r in runs], _si),
+            ]
+        )
+    lines += ["  " + line for line in _table(headers, rows)]
+    ratios = [b.run_wall_s / p.run_wall_s for b, p in zip(case.builtin, case.python)]
+    lo, mid, hi = _spread(ratios)
+    lines.append(
+        f"  speed of the Python controller / the built-in's: median {mid:.2f} (min {lo:.2f}, max {hi:.2f}) "
+        f"over {len(ratios)} paired run{'s' * (len(ratios) != 1)}"
+    )
+    same = all(
+        (b.delivered, b.outcome) == (p.delivered, p.outcome) for b, p in zip(case.builtin, case.python)
+    )
+    ours = case.python[-1]
+    lines.append(
+        f"  delivered packets, retransmits, timeouts and drops: {'identical' if same else 'DIFFERENT'} "
+        f"({ours.delivered:,}; {ours.outcome[0] if ours.outcome else '?'} retransmits)"
+    )
+    return "\n".join(lines)

@@ -135,7 +135,13 @@ class Scenario:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ScenarioError(f"{source}: not a UTF-8 text file ({exc.reason} at byte {exc.start})") from None
-        return cls.from_toml_str(text, source=source)
+        scenario = cls.from_toml_str(text, source=source)
+        if "python:" in text:
+            from renolab.cc.load import absolute_paths
+
+            # A controller's file is relative to the scenario file, not to where it runs.
+            absolute_paths(scenario._data, os.path.dirname(os.path.abspath(source)))
+        return scenario
 
     # -- conversion -------------------------------------------------------
 
@@ -147,11 +153,20 @@ class Scenario:
         """Serialise to TOML text (keys whose value is ``None`` are left out)."""
         import tomli_w
 
-        return tomli_w.dumps(_plain(self._data, "", for_json=False))
+        return tomli_w.dumps(_plain(self._plain_data(), "", for_json=False))
 
     def to_json(self) -> str:
         """Serialise to compact JSON, the form the Rust core consumes."""
-        return json.dumps(_plain(self._data, "", for_json=True), separators=(",", ":"), allow_nan=False)
+        return json.dumps(_plain(self._plain_data(), "", for_json=True), separators=(",", ":"), allow_nan=False)
+
+    def _plain_data(self) -> dict[str, Any]:
+        """The data with Python controller classes and instances written by name
+        (``"python:module:Class"``, an instance's arguments in its flow's options)."""
+        if not _holds_controller_objects(self._data):
+            return self._data
+        from renolab.cc.load import plain_variants
+
+        return plain_variants(self._data)
 
     def with_seed(self, seed: int) -> Scenario:
         """Return a copy whose ``simulation.seed`` is *seed*."""
@@ -169,7 +184,12 @@ class Scenario:
 
         Raises :class:`ScenarioError` on the first problem found.
         """
-        normalised: dict[str, Any] = json.loads(_core.validate(self.to_json()))
+        scenario_json = self.to_json()
+        normalised: dict[str, Any] = json.loads(_core.validate(scenario_json))
+        from renolab.cc.load import controllers, names_python_controller
+
+        if names_python_controller(self._data):
+            controllers(self._data, scenario_json)  # the classes exist and take the arguments
         return normalised
 
     def run(
@@ -185,7 +205,7 @@ class Scenario:
         """Simulate the scenario and return a :class:`renolab.Result`.
 
         *trace* names the time series to record (``"cwnd"``, ``"seq"``, ``"rtt"``,
-        ``"queue"``, ``"drops"``, ``"hops"``); with *trace_dir* they stream to files there
+        ``"queue"``, ``"drops"``, ``"hops"``, ``"cc"``); with *trace_dir* they stream to files there
         instead of memory. Kept in memory, each trace may take at most
         *trace_memory_limit* bytes (default 2 GiB): a run whose estimate says it would
         record more is refused before it starts, and one that outgrows the limit anyway
@@ -203,11 +223,18 @@ class Scenario:
         50 ms and raises :class:`RunInterrupted` (a ``KeyboardInterrupt``) whose ``result``
         holds what was collected. A run in which no flow sends anything (no flows, or every
         flow starting after the end) warns with :class:`RenolabWarning`, saying why.
+        A flow's variant may be a Python controller (:mod:`renolab.cc`): the run then holds
+        the GIL throughout, and an exception in the controller's code raises
+        :class:`renolab.SimulationError` with ``kind`` ``"controller"``, a one-line message
+        naming the class, the method and the simulated time, the user's traceback in
+        ``user_traceback`` and the exception as its ``__cause__``.
         """
+        from renolab.cc.load import controllers, names_python_controller
         from renolab.results import Result
 
         traces = [trace] if isinstance(trace, str) else list(trace)
         scenario_json = self.to_json()
+        python = controllers(self._data, scenario_json) if names_python_controller(self._data) else None
         for directory in (trace_dir, pcap_dir):
             if directory is not None:
                 os.makedirs(directory, exist_ok=True)
@@ -220,6 +247,7 @@ class Scenario:
             None if pcap_dir is None else os.fspath(pcap_dir),
             None if trace_memory_limit is None else int(trace_memory_limit),
             progress,
+            python,
         )
         wall_time_s = time.perf_counter() - start
         result = Result(raw, scenario=json.loads(scenario_json), wall_time_s=wall_time_s)
@@ -280,6 +308,13 @@ def _seconds(duration: Any) -> float | None:
         return float(parse_duration_s(duration))
     except (TypeError, ValueError):
         return None
+
+
+def _holds_controller_objects(data: Mapping[str, Any]) -> bool:
+    """True if a flow's variant is an object (a Python controller's class or instance), not a name."""
+    flows = data.get("flow")
+    items = flows if isinstance(flows, list) else [flows]
+    return any(isinstance(f, Mapping) and not isinstance(f.get("variant", ""), str) for f in items)
 
 
 def _describe_toml_error(source: str, exc: Exception) -> str:

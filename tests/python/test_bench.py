@@ -177,3 +177,30 @@ def test_bench_is_a_subcommand_of_the_installed_command():
     out = subprocess.run([renolab, "bench", "--help"], capture_output=True, text=True, check=True).stdout
     for option in ("--against", "--flows", "--repeat", "--duration", "--large", "--lee2001-grid"):
         assert option in out
+
+
+def test_python_cc_compares_the_python_reno_with_the_builtin_and_they_agree(capsys):
+    code = main(["bench", "--python-cc", "--duration", "0.5s", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Python controller examples/python_reno.py:Reno against the built-in reno" in out
+    assert "reference dumbbell: 1 Reno flow" not in out, "no other case by default"
+    builtin, python = _sim_row(out, "built-in reno"), _sim_row(out, "Python")
+    assert builtin.split()[-2:] == ["-", "-"], builtin
+    assert re.search(r"\d{1,3}(,\d{3})+\s+\d+(\.\d+)? [kM]$", python), python
+    assert _row(out, "speed of the Python controller / the built-in's: median")
+    assert "retransmits, timeouts and drops: identical" in out
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("reno", "--python-cc: 'reno': give FILE.py:Class or python:<module>:<Class>"),
+        ("nowhere.py:Reno", "nowhere.py: controller file not found (run from the source tree or give its path)"),
+        ("python:no_such_module:Reno", "flow[0].variant: cannot import no_such_module"),
+    ],
+)
+def test_python_cc_with_a_bad_controller_is_one_error_line(value, message, capsys):
+    code = main(["bench", "--python-cc", value, "--duration", "0.1s", "--repeat", "1"])
+    lines = capsys.readouterr().err.splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith(f"renolab: error: {message}"), lines

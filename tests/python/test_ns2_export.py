@@ -262,6 +262,7 @@ REFUSALS = {
     ),
     "cubic": (_set(["flow", 0, "variant"], "cubic"), "flow[0].variant"),
     "periodic loss": (_set(["link", 1, "loss"], [{"kind": "periodic", "every": 100}]), "link[1].loss[0].kind"),
+    "python controller": (_set(["flow", 0, "variant"], "python:renolab.cc:CongestionControl"), "flow[0].variant"),
     "cbr jitter 0.5": (lambda d: d.update(
         simulation={"profile": "ns2", "duration": "1s"},
         flow=[{"name": "c", "kind": "cbr", "src": "s", "dst": "d", "rate": "1Mbps", "jitter": 0.5}]), "flow[0].jitter"),

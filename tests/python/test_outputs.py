@@ -35,6 +35,7 @@ EXPECTED_COLUMNS = {
     "queue": ["time_s", "link", "packets", "bytes", "marked", "avg_packets"],
     "drops": ["time_s", "link", "flow", "kind", "seq", "cause"],
     "hops": ["time_s", "link", "event", "kind", "size", "flow", "seq", "uid"],
+    # Then one column per value a Python controller traces (tests/python/test_python_cc.py).
     "cc": [
         "time_s", "flow", "mode", "btl_bw_bps", "min_rtt_s", "pacing_gain", "cwnd_gain", "pacing_rate_bps",
         "delivery_rate_bps",
@@ -55,7 +56,7 @@ def test_every_trace_has_its_documented_columns_and_categories(result):
     for name in ALL:
         frame = result.trace(name)
         assert list(frame.columns) == EXPECTED_COLUMNS[name], name
-        assert len(frame) > 0, name
+        assert len(frame) > 0 or name == "cc", name  # only Python controllers record cc
         assert frame["time_s"].is_monotonic_increasing, name
     # The categories are the documented names (docs/outputs.md), in code order.
     assert list(result.trace("seq")["event"].cat.categories) == [
@@ -165,6 +166,9 @@ def test_spilled_traces_stream_in_chunks_and_match_the_in_memory_ones(result, tm
     spilled = Scenario.from_dict(small_scenario_dict()).run(trace=ALL, trace_dir=tmp_path / "raw")
     for name in ALL:
         chunks = list(spilled.iter_trace(name, chunk_rows=37))
+        if name == "cc":  # only Python controllers record it: empty here
+            assert chunks == [] and len(result.trace(name)) == 0
+            continue
         assert len(chunks) > 1 or len(result.trace(name)) <= 37
         pd.testing.assert_frame_equal(pd.concat(chunks, ignore_index=True), result.trace(name))
     # Saving streams chunk by chunk: one Parquet row group per chunk, read back whole.

@@ -64,7 +64,12 @@ pub fn install_panic_hook() {
 
 /// Runs `work`, catching a panic instead of unwinding into Python.
 pub fn catch_unwind<R>(work: impl FnOnce() -> R) -> Result<R, Panic> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|payload| {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(Panic::from_payload)
+}
+
+impl Panic {
+    /// The panic that unwound with `payload`: its message and where it happened.
+    pub fn from_payload(payload: Box<dyn std::any::Any + Send>) -> Self {
         let msg = payload
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
@@ -74,7 +79,7 @@ pub fn catch_unwind<R>(work: impl FnOnce() -> R) -> Result<R, Panic> {
             Some(at) => Panic(format!("{msg} (at {at})")),
             None => Panic(msg),
         }
-    })
+    }
 }
 
 /// Runs `work`, turning a panic into a `SimulationError` instead of unwinding into Python.

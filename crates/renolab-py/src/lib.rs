@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 
+mod cc;
 mod emu;
 mod errors;
 mod scenario;
@@ -15,6 +16,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", renolab_core::VERSION)?;
     errors::install_panic_hook();
     errors::register(m)?;
+    cc::register(m)?;
     scenario::register(m)?;
     sim::register(m)?;
     emu::register(m)?;

@@ -35,7 +35,31 @@ fn expand_topology(doc_json: &str) -> PyResult<String> {
     })
 }
 
+/// The flows whose variant is a Python controller: `(flow index, the variant as written,
+/// its arguments as a JSON object)`, from the scenario (JSON text) as the core reads it.
+#[pyfunction]
+fn python_controllers(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(u32, String, String)>> {
+    catch_unwind(|| {
+        let scenario = parse(scenario_json)?;
+        Ok(scenario
+            .flows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                let c = f.custom_cc()?;
+                Some((
+                    i as u32,
+                    c.reference.clone(),
+                    serde_json::Value::Object(c.args.clone()).to_string(),
+                ))
+            })
+            .collect())
+    })
+    .unwrap_or_else(|p| Err(panic_error(py, "python_controllers", p, scenario_json)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(python_controllers, m)?)?;
     m.add_function(wrap_pyfunction!(expand_topology, m)?)
 }

@@ -6,16 +6,23 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
-use renolab_core::sim::{run_monitored, RunError, RunOutput};
+use renolab_core::sim::{run_with, RunError, RunOutput};
+use renolab_core::tcp::cc::NoCustomControllers;
 use renolab_core::time::SimTime;
-use renolab_core::trace::{TraceData, TraceRequest};
+use renolab_core::trace::{TraceData, TraceRequest, TRACES};
 
 use renolab_core::Scenario;
 
+use crate::cc::{
+    is_interrupt, merge_records, CcTrace, ControllerClass, ControllerFailure, PyFactory,
+};
 use crate::errors::{
-    catch_unwind, panic_error, seed_of, simulation_error, test_panic_hook, ScenarioError,
+    catch_unwind, panic_error, seed_of, simulation_error, test_panic_hook, Panic, ScenarioError,
+    SimulationError,
 };
 
 /// Sets column `name` of `table` from the rows of `rows`.
@@ -179,6 +186,9 @@ impl Watch {
     }
 }
 
+/// The name of the trace the Python controllers record themselves (see [`crate::cc`]).
+pub const CC_TRACE: &str = "cc";
+
 /// Runs a scenario (JSON text). `traces` names the series to record (e.g. `["cwnd"]`);
 /// `trace_dir` streams them to files there instead of memory, else `trace_memory_limit`
 /// (bytes) caps each in memory; `pcap_dir` writes one pcap file per link there;
@@ -190,10 +200,15 @@ impl Watch {
 /// `"interrupted"`. Any other exception raised by a signal handler or by `progress` stops
 /// the run too and is raised.
 ///
+/// `controllers` gives, for each flow whose variant is a Python controller (by flow index),
+/// `(class, hooks it overrides, attributes it traces)` (`renolab.cc`). A run with Python
+/// controllers keeps the GIL throughout; any other releases it.
+///
 /// A `SimulationError` from the engine (a panic, a broken invariant, a trace that could
-/// not be written) carries the attributes `kind`, `seed` and `scenario`.
+/// not be written, a Python controller that failed) carries the attributes `kind`, `seed`
+/// and `scenario`.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false, trace_dir = None, pcap_dir = None, trace_memory_limit = None, progress = None))]
+#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false, trace_dir = None, pcap_dir = None, trace_memory_limit = None, progress = None, controllers = None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -204,9 +219,18 @@ fn run<'py>(
     pcap_dir: Option<PathBuf>,
     trace_memory_limit: Option<u64>,
     progress: Option<Py<PyAny>>,
+    controllers: Option<HashMap<u32, ControllerClass>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    check_trace_names(&traces)?;
+    let cc_trace = traces.iter().any(|t| t == CC_TRACE);
+    // The core records a `cc` trace of its own controllers if it has one; the Python
+    // controllers' rows are merged into it after the run (add_cc_trace).
+    let core_cc = TRACES.iter().any(|(name, _)| *name == CC_TRACE);
     let request = TraceRequest {
-        names: traces,
+        names: traces
+            .into_iter()
+            .filter(|t| core_cc || t != CC_TRACE)
+            .collect(),
         dir: trace_dir,
         pcap_dir,
         memory_limit: trace_memory_limit,
@@ -216,16 +240,77 @@ fn run<'py>(
         last_look: std::time::Instant::now(),
         error: None,
     };
-    let outcome = py.detach(|| {
-        catch_unwind(|| {
-            let scenario = Scenario::from_json_str(scenario_json).map_err(Failure::Scenario)?;
-            test_panic_hook("run");
-            run_monitored(&scenario, &request, check_invariants, &mut |now, events| {
-                watch.check(now, events)
+    let outcome = match controllers {
+        // Python is called on every ACK: keep the GIL for the whole run.
+        Some(classes) if !classes.is_empty() => {
+            let mut factory = PyFactory::new(py, classes, cc_trace);
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let scenario = Scenario::from_json_str(scenario_json).map_err(Failure::Scenario)?;
+                factory
+                    .check(&scenario)
+                    .map_err(|m| Failure::Run(RunError::Controller(m)))?;
+                test_panic_hook("run");
+                let out = run_with(
+                    &scenario,
+                    &request,
+                    check_invariants,
+                    &mut factory,
+                    &mut |now, events| watch.check(now, events),
+                )
+                .map_err(Failure::Run)?;
+                let variants = scenario
+                    .flows
+                    .iter()
+                    .map(|f| f.custom_cc().map(|c| c.reference.clone()))
+                    .collect();
+                Ok((out, variants))
+            }));
+            match outcome {
+                Ok(r) => Ok(r.map(|(out, variants)| {
+                    let python = PythonRun {
+                        calls: factory.calls.load(std::sync::atomic::Ordering::Relaxed),
+                        variants,
+                    };
+                    (out, factory.trace.take(), Some(python))
+                })),
+                // A Python controller failed: its exception, not a panic.
+                Err(payload) => match payload.downcast::<ControllerFailure>() {
+                    Ok(failure) => return Err(controller_error(py, *failure, scenario_json)),
+                    Err(payload) => Err(Panic::from_payload(payload)),
+                },
+            }
+        }
+        _ => py
+            .detach(|| {
+                catch_unwind(|| {
+                    let scenario =
+                        Scenario::from_json_str(scenario_json).map_err(Failure::Scenario)?;
+                    if let Some((i, reference)) = scenario
+                        .flows
+                        .iter()
+                        .enumerate()
+                        .find_map(|(i, f)| f.custom_cc().map(|c| (i, c.reference.clone())))
+                    {
+                        return Err(Failure::Run(RunError::Controller(format!(
+                            "flow[{i}].variant: {reference:?} names a Python controller, but none was given for it"
+                        ))));
+                    }
+                    test_panic_hook("run");
+                    run_with(
+                        &scenario,
+                        &request,
+                        check_invariants,
+                        &mut NoCustomControllers,
+                        &mut |now, events| watch.check(now, events),
+                    )
+                    .map_err(Failure::Run)
+                })
             })
-            .map_err(Failure::Run)
-        })
-    });
+            .map(|r| {
+                // Without Python controllers the `cc` trace is the core's, if it has one.
+                r.map(|out| (out, (cc_trace && !core_cc).then(Default::default), None))
+            }),
+    };
     if let Some(error) = watch.error {
         if !error.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
             return Err(error);
@@ -233,16 +318,142 @@ fn run<'py>(
     }
     let seed = scenario_seed(scenario_json);
     match outcome {
-        Ok(Ok(out)) => to_python(py, &out),
+        Ok(Ok((out, cc, python))) => {
+            let result = to_python(py, &out)?;
+            if let Some(python) = python {
+                python.add_to(&result)?;
+            }
+            if let Some(cc) = cc {
+                add_cc_trace(py, &result, cc, request.dir.as_deref())?;
+            }
+            Ok(result)
+        }
         Ok(Err(Failure::Scenario(e))) => Err(ScenarioError::new_err(e.to_string())),
         Ok(Err(Failure::Run(e))) => Err(match e {
-            RunError::BadTrace(_) | RunError::Limit(_) => ScenarioError::new_err(e.to_string()),
+            RunError::BadTrace(_) | RunError::Limit(_) | RunError::Controller(_) => {
+                ScenarioError::new_err(e.to_string())
+            }
             RunError::Trace(_) => simulation_error(py, "trace", e.to_string(), scenario_json),
             RunError::Invariant(_) => {
                 simulation_error(py, "invariant", format!("{e} (seed {seed})"), scenario_json)
             }
         }),
         Err(panic) => Err(panic_error(py, "run", panic, scenario_json)),
+    }
+}
+
+/// Refuses a trace name neither the core nor the Python controllers record, listing both's.
+fn check_trace_names(traces: &[String]) -> PyResult<()> {
+    let known = |name: &str| name == CC_TRACE || TRACES.iter().any(|(n, _)| *n == name);
+    match traces.iter().find(|name| !known(name)) {
+        None => Ok(()),
+        Some(name) => {
+            let mut allowed: Vec<&str> = TRACES.iter().map(|(n, _)| *n).collect();
+            if !allowed.contains(&CC_TRACE) {
+                allowed.push(CC_TRACE);
+            }
+            Err(ScenarioError::new_err(format!(
+                "trace: unknown trace {name:?}; allowed: {}",
+                allowed.join(", ")
+            )))
+        }
+    }
+}
+
+/// The `SimulationError` (kind `"controller"`) for a Python controller that failed; a
+/// Ctrl-C in the user's code stays a `KeyboardInterrupt`.
+fn controller_error(py: Python<'_>, failure: ControllerFailure, scenario_json: &str) -> PyErr {
+    let ControllerFailure { message, error } = failure;
+    if let Some(err) = &error {
+        if is_interrupt(py, err) {
+            return err.clone_ref(py);
+        }
+    }
+    let user_traceback = error.as_ref().and_then(|err| {
+        let tb = err.traceback(py)?;
+        let lines = py
+            .import("traceback")
+            .and_then(|m| m.call_method1("format_exception", (err.get_type(py), err.value(py), tb)))
+            .ok()?;
+        let parts: Vec<String> = lines.extract().ok()?;
+        Some(parts.concat())
+    });
+    let exc = simulation_error(py, "controller", message, scenario_json);
+    let _ = exc.value(py).setattr("user_traceback", user_traceback);
+    if let Some(err) = error {
+        exc.set_cause(py, Some(err));
+    }
+    exc
+}
+
+/// Adds the `cc` trace the Python controllers recorded to `result["traces"]`, merged into
+/// the core's `cc` trace when the core recorded one (its controllers' rows), in a file of
+/// `dir` when traces stream to files.
+fn add_cc_trace(
+    py: Python<'_>,
+    result: &Bound<'_, PyDict>,
+    trace: Arc<Mutex<CcTrace>>,
+    dir: Option<&std::path::Path>,
+) -> PyResult<()> {
+    let trace = std::mem::take(&mut *trace.lock().unwrap_or_else(|p| p.into_inner()));
+    let traces = result
+        .get_item("traces")?
+        .expect("traces")
+        .cast_into::<PyDict>()?;
+    let mut fields = trace.fields();
+    let mut records = trace.into_records();
+    if let Some(core) = traces.get_item(CC_TRACE)? {
+        let core_fields: Vec<(String, String)> = core.get_item("fields")?.extract()?;
+        let core_records: Vec<u8> = match core.get_item("path") {
+            Ok(path) => std::fs::read(path.extract::<PathBuf>()?)
+                .map_err(|e| SimulationError::new_err(format!("trace {CC_TRACE}: {e}")))?,
+            Err(_) => core.get_item("data")?.extract()?,
+        };
+        (fields, records) = merge_records((&core_fields, &core_records), (&fields, &records));
+    }
+    let entry = PyDict::new(py);
+    entry.set_item("fields", fields)?;
+    match dir {
+        Some(dir) => {
+            let path = dir.join(format!(".{CC_TRACE}.bin"));
+            std::fs::write(&path, &records).map_err(|e| {
+                SimulationError::new_err(format!("trace {CC_TRACE}: {}: {e}", path.display()))
+            })?;
+            entry.set_item("path", path.to_string_lossy().into_owned())?;
+        }
+        None => entry.set_item("data", PyBytes::new(py, &records))?,
+    }
+    traces.set_item(CC_TRACE, entry)
+}
+
+/// What a run with Python controllers adds to the core's output.
+struct PythonRun {
+    /// Calls into Python, all controllers together.
+    calls: u64,
+    /// Each flow's Python controller as the scenario names it (`"python:module:Class"`).
+    variants: Vec<Option<String>>,
+}
+
+impl PythonRun {
+    /// `summary["python_controller_calls"]`, and the `variant` column naming a Python
+    /// controller as the scenario does, not by the core's placeholder (`"python"`).
+    fn add_to(self, result: &Bound<'_, PyDict>) -> PyResult<()> {
+        let summary = result
+            .get_item("summary")?
+            .expect("summary")
+            .cast_into::<PyDict>()?;
+        summary.set_item("python_controller_calls", self.calls)?;
+        let flows = result
+            .get_item("flows")?
+            .expect("flows")
+            .cast_into::<PyDict>()?;
+        let variants: Vec<String> = flows.get_item("variant")?.expect("variant").extract()?;
+        let named: Vec<String> = variants
+            .into_iter()
+            .zip(self.variants)
+            .map(|(core, python)| python.unwrap_or(core))
+            .collect();
+        flows.set_item("variant", named)
     }
 }
 

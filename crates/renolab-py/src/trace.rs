@@ -12,6 +12,14 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, layout) in TRACES {
         fields.set_item(*name, layout.to_vec())?;
     }
+    // The `cc` trace of Python controllers (crate::cc): these two columns, then one f64 per
+    // value the controllers trace, as each run reports its layout.
+    if !fields.contains(crate::sim::CC_TRACE)? {
+        fields.set_item(
+            crate::sim::CC_TRACE,
+            vec![("time_ns", "<u8"), ("flow", "<u4")],
+        )?;
+    }
     m.add("TRACE_FIELDS", fields)?;
     // TRACE_CODES: {trace: {column: [name of code 0, name of code 1, ...]}}.
     let codes = PyDict::new(py);

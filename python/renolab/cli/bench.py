@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 from renolab import __version__, bench
-from renolab.cli._common import EXIT_OK
+from renolab.cli._common import EXIT_OK, UsageError
 
 
 def _positive_int(text: str) -> int:
@@ -75,6 +75,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--jobs", type=_positive_int, metavar="N", help="worker processes for the grid (default: cores)")
     parser.add_argument(
+        "--python-cc",
+        nargs="?",
+        const=bench.DEFAULT_PYTHON_CC,
+        metavar="FILE.py:Class",
+        help="the 1-flow reference dumbbell with the built-in Reno and with a Python controller "
+        f"(default {bench.DEFAULT_PYTHON_CC}): speed ratio and controller calls per second",
+    )
+    parser.add_argument(
         "--ns2-script",
         metavar="FILE",
         help="the ns-2 side (default: benchmarks/dumbbell.tcl of the source tree)",
@@ -82,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _cases(args: argparse.Namespace) -> Iterator[bench.Case]:
-    flows = args.flows or ([] if (args.large or args.lee2001_grid) else [1, 10])
+    flows = args.flows or ([] if (args.large or args.lee2001_grid or args.python_cc) else [1, 10])
     for n in flows:
         seconds = args.duration or bench.parse_duration(bench.REFERENCE_DURATION)
         yield bench.Case(
@@ -134,6 +142,15 @@ def run(args: argparse.Namespace) -> int:
         case.ns2_note = note
         bench.run_case(case, args.repeat, against_ns2=script is not None, ns2_script=script, progress=progress)
         print("\n" + bench.format_case(case), flush=True)
+    if args.python_cc:
+        seconds = args.duration or bench.parse_duration(bench.REFERENCE_DURATION)
+        try:
+            case = bench.PythonCcCase(args.python_cc, seconds)
+            case.scenarios()
+        except ValueError as exc:
+            raise UsageError(f"--python-cc: {exc}") from None
+        bench.run_python_cc(case, args.repeat, progress)
+        print("\n" + bench.format_python_cc(case), flush=True)
     if args.lee2001_grid:
         runs = []
         for k in range(args.repeat):

@@ -124,7 +124,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         return fail(f"{where}{exc.strerror or exc}", EXIT_BAD_INPUT)
     except SimulationError as exc:
-        return fail(f"simulation failed: {exc}", EXIT_SIMULATION_FAILED)
+        code = fail(f"simulation failed: {exc}", EXIT_SIMULATION_FAILED)
+        # A Python controller's error: its own traceback (the user's code only) after the line.
+        user_traceback = getattr(exc, "user_traceback", None)
+        if user_traceback:
+            print(user_traceback.rstrip("\n"), file=sys.stderr)
+        return code
     except KeyboardInterrupt as exc:  # a sweep's SweepInterrupted says what was kept
         return fail(str(exc) or "interrupted", EXIT_INTERRUPTED)
 

@@ -184,6 +184,11 @@ class _Exporter:
                     f'{p}.variant: "dctcp" has no ns-2.35 equivalent (DCTCP is an outside patch); '
                     "export ECN with reno, newreno or sack and options.ecn = true"
                 )
+            if f["variant"].startswith("python:"):
+                raise ScenarioError(
+                    f"{p}.variant: {f['variant']!r} has no ns-2 equivalent; a Python controller runs "
+                    "only in renolab"
+                )
             agent_recovery = NS2_RECOVERY.get(f["variant"])
             if agent_recovery is None:
                 raise ScenarioError(

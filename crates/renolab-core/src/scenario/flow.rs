@@ -5,8 +5,8 @@ use serde_json::{json, Value};
 use super::profile::{self, Profile, PROFILES};
 use super::reader::Table;
 use super::{
-    fmt_duration, fmt_rate, CbrSpec, FlowSpec, Names, Result, ScenarioError, Start, TcpSpec,
-    Traffic, Variant,
+    fmt_duration, fmt_rate, CbrSpec, CustomCcSpec, FlowSpec, Names, Result, ScenarioError, Start,
+    TcpSpec, Traffic, Variant,
 };
 use crate::net::headers::TCP_IP_HEADER_BYTES;
 use crate::tcp::cc::bbr::{gain_units, gain_value, BbrConfig};
@@ -21,6 +21,8 @@ use crate::time::SimDuration;
 pub const VARIANTS: &[&str] = &[
     "tahoe", "reno", "newreno", "sack", "vegas", "cubic", "bbr", "dctcp",
 ];
+/// How a variant names a Python controller: `"python:<module or file.py>:<Class>"`.
+pub const PYTHON_VARIANT_PREFIX: &str = "python:";
 /// Flow kinds.
 pub const FLOW_KINDS: &[&str] = &["tcp", "cbr"];
 
@@ -91,6 +93,10 @@ const BBR_OPTIONS: &[&str] = &[
     "lt_bw_max_rtts",
     "pacing_margin_percent",
 ];
+/// Options of a Python controller's flow under recovery "newreno" that are the sender's:
+/// ns-2's NewReno with Hoe's changes also sends differently in recovery, which a controller
+/// that reproduces `ssthresh_estimation` needs from the recovery.
+const PYTHON_NEWRENO_OPTIONS: &[&str] = &["hoe_sending"];
 
 fn recovery_options(recovery: &str) -> &'static [&'static str] {
     match recovery {
@@ -258,7 +264,14 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
     let profile = t
         .choice("profile", PROFILES)?
         .map_or(default_profile, profile::by_name);
-    let variant_name = t.choice("variant", VARIANTS)?.unwrap_or("reno");
+    let custom_reference = match t.str("variant")? {
+        Some(v) if v.starts_with(PYTHON_VARIANT_PREFIX) => Some(parse_python_reference(t, v)?),
+        _ => None,
+    };
+    let variant_name = match custom_reference {
+        Some(_) => Variant::Custom.name(),
+        None => parse_variant_name(t)?,
+    };
     let mss = t.int("mss", 1, MAX_MSS)?.unwrap_or(profile.mss as u64) as u32;
     let header_bytes = t
         .int("header_bytes", 0, 1024)?
@@ -286,7 +299,10 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
     let recovery_name = parse_recovery_name(t, opts.as_ref(), profile, variant_name)?;
     let sack = matches!(recovery_name, "sack" | "rfc6675" | "prr");
     let receiver = parse_receiver(t.table("receiver")?, profile, sack)?;
-    if let Some(o) = &opts {
+    let mut custom_args = serde_json::Map::new();
+    if let (Some(o), true) = (&opts, custom_reference.is_some()) {
+        custom_args = python_arguments(o, recovery_name)?;
+    } else if let Some(o) = &opts {
         let mut allowed: Vec<&str> = COMMON_OPTIONS.to_vec();
         for key in variant_options(variant_name)
             .iter()
@@ -350,6 +366,10 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
     };
     Ok(TcpSpec {
         variant,
+        custom: custom_reference.map(|reference| CustomCcSpec {
+            reference,
+            args: custom_args,
+        }),
         bytes,
         mss,
         sender,
@@ -455,12 +475,13 @@ fn parse_recovery(
                     .unwrap_or(profile.partial_window_deflation),
                 timer_reset,
                 careful,
-                hoe_sending: matches!(
-                    variant,
+                hoe_sending: match variant {
                     Variant::NewReno {
-                        ssthresh_estimation: true
-                    }
-                ),
+                        ssthresh_estimation,
+                    } => ssthresh_estimation,
+                    Variant::Custom => o.bool("hoe_sending")?.unwrap_or(false),
+                    _ => false,
+                },
             })
         }
         "sack" => RecoveryKind::Sack,
@@ -611,6 +632,74 @@ fn parse_sender(
     })
 }
 
+/// A built-in variant's name (`reno` when absent).
+fn parse_variant_name(t: &Table<'_>) -> Result<&'static str> {
+    let Some(name) = t.str("variant")? else {
+        return Ok("reno");
+    };
+    VARIANTS.iter().copied().find(|v| *v == name).ok_or_else(|| {
+        ScenarioError::new(
+            t.field("variant"),
+            format!(
+                "unknown variant {name:?}; allowed: {}, or \"{PYTHON_VARIANT_PREFIX}<module>:<Class>\" for a Python controller",
+                VARIANTS.join(", ")
+            ),
+        )
+    })
+}
+
+/// Checks the form of `variant = "python:<module or file.py>:<Class>"` (whether the class
+/// exists is for Python to say) and returns it as written.
+fn parse_python_reference(t: &Table<'_>, text: &str) -> Result<String> {
+    let bad = |why: &str| {
+        ScenarioError::new(
+            t.field("variant"),
+            format!(
+                "{text:?} {why}; a Python controller is \"python:<module or file.py>:<Class>\", e.g. \"python:mymodule:Aimd\" or \"python:controllers/aimd.py:Aimd\""
+            ),
+        )
+    };
+    let rest = &text[PYTHON_VARIANT_PREFIX.len()..];
+    let Some((module, class)) = rest.rsplit_once(':') else {
+        return Err(bad("names no class"));
+    };
+    let identifier = |s: &str| {
+        s.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    if !class.split('.').all(identifier) {
+        return Err(bad("does not end in a class name"));
+    }
+    let is_file = module.ends_with(".py");
+    if module.is_empty() || !(is_file || module.split('.').all(identifier)) {
+        return Err(bad(
+            "does not name a module (a dotted name, or a file ending in .py)",
+        ));
+    }
+    Ok(text.to_string())
+}
+
+/// The options of a Python controller's flow that are not the sender's: the controller's
+/// arguments. The sender's options are those of every variant and of the recovery.
+fn python_arguments(o: &Table<'_>, recovery: &str) -> Result<serde_json::Map<String, Value>> {
+    let mut args = serde_json::Map::new();
+    for key in o.keys() {
+        let sender = COMMON_OPTIONS.contains(&key) || recovery_options(recovery).contains(&key);
+        if PYTHON_NEWRENO_OPTIONS.contains(&key) && recovery != "newreno" {
+            return Err(ScenarioError::new(
+                o.field(key),
+                format!("is an option of recovery \"newreno\", not {recovery:?}"),
+            ));
+        }
+        if !sender && !PYTHON_NEWRENO_OPTIONS.contains(&key) {
+            args.insert(key.to_string(), o.get(key).cloned().unwrap_or(Value::Null));
+        }
+    }
+    Ok(args)
+}
+
 fn parse_variant(o: &Options<'_, '_>, name: &str) -> Result<Variant> {
     Ok(match name {
         "tahoe" => Variant::Tahoe,
@@ -620,6 +709,7 @@ fn parse_variant(o: &Options<'_, '_>, name: &str) -> Result<Variant> {
         },
         "sack" => Variant::Sack,
         "dctcp" => Variant::Dctcp,
+        "python" => Variant::Custom,
         "vegas" => {
             let d = VegasConfig::default();
             let alpha = o.int("alpha", 0, 1_000_000)?.map_or(d.alpha, |n| n as u32);
@@ -755,6 +845,9 @@ fn tcp_json(t: &TcpSpec) -> Value {
             RetransmitGuard::Heuristic => json!("less"),
             RetransmitGuard::Off => json!(false),
         };
+        if t.variant == Variant::Custom {
+            options["hoe_sending"] = json!(c.hoe_sending);
+        }
     }
     match t.variant {
         Variant::NewReno {
@@ -806,11 +899,20 @@ fn tcp_json(t: &TcpSpec) -> Value {
                 options[key] = json!(n);
             }
         }
+        Variant::Custom => {
+            if let (Some(c), Value::Object(o)) = (&t.custom, &mut options) {
+                o.extend(c.args.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+        }
         Variant::Tahoe | Variant::Reno | Variant::Dctcp => {}
     }
+    let variant = match &t.custom {
+        Some(c) => c.reference.as_str(),
+        None => t.variant.name(),
+    };
     let mut v = json!({
         "kind": "tcp",
-        "variant": t.variant.name(),
+        "variant": variant,
         "recovery": s.recovery.name(),
         "profile": t.profile,
         "mss": t.mss,

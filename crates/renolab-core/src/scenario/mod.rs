@@ -18,7 +18,8 @@ pub mod topology;
 
 pub use error::{Result, ScenarioError};
 pub use flow::{
-    DEFAULT_ACK_EVERY, DEFAULT_CBR_PACKET_BYTES, FLOW_KINDS, MIN_SSTHRESH_SEGMENTS, VARIANTS,
+    DEFAULT_ACK_EVERY, DEFAULT_CBR_PACKET_BYTES, FLOW_KINDS, MIN_SSTHRESH_SEGMENTS,
+    PYTHON_VARIANT_PREFIX, VARIANTS,
 };
 pub use limits::{
     Estimate, DEFAULT_MAX_EVENTS, DEFAULT_MAX_MEMORY, MAX_FLOWS, MAX_LINKS, MAX_MEDIA, MAX_NODES,
@@ -67,10 +68,14 @@ pub enum Variant {
     Cubic(CubicConfig),
     /// BBR v1 (Linux `tcp_bbr.c`).
     Bbr(BbrConfig),
+    /// A controller from outside the crate, named by the flow's [`TcpSpec::custom`]
+    /// (`variant = "python:module:Class"`).
+    Custom,
 }
 
 impl Variant {
-    /// The name used in scenario files.
+    /// The name used in scenario files; `"python"` for a custom controller, whose full
+    /// name is its [`CustomCcSpec::reference`].
     pub fn name(self) -> &'static str {
         match self {
             Variant::Tahoe => "tahoe",
@@ -81,8 +86,21 @@ impl Variant {
             Variant::Dctcp => "dctcp",
             Variant::Cubic(_) => "cubic",
             Variant::Bbr(_) => "bbr",
+            Variant::Custom => "python",
         }
     }
+}
+
+/// A congestion controller the scenario names but the crate does not define: a Python
+/// class, `variant = "python:<module or file.py>:<Class>"`. The engine runs it only through
+/// a [`crate::tcp::cc::ControllerFactory`] that its embedder supplies (the Python binding).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CustomCcSpec {
+    /// The variant as written, `"python:<module or file.py>:<Class>"`.
+    pub reference: String,
+    /// The flow's options that are not the sender's: the controller's arguments (its
+    /// constructor's keyword arguments), as JSON values.
+    pub args: serde_json::Map<String, Value>,
 }
 
 /// An output-queue discipline with its parameters.
@@ -206,6 +224,8 @@ pub enum Start {
 pub struct TcpSpec {
     /// Congestion control.
     pub variant: Variant,
+    /// The controller of a [`Variant::Custom`] flow (`None` for the built-in variants).
+    pub custom: Option<CustomCcSpec>,
     /// Bytes to transfer; `None` for unlimited.
     pub bytes: Option<u64>,
     /// Payload bytes per segment.
@@ -263,6 +283,11 @@ impl FlowSpec {
             Traffic::Tcp(t) => Some(t),
             Traffic::Cbr(_) => None,
         }
+    }
+
+    /// The controller of a flow with a custom variant (`variant = "python:..."`).
+    pub fn custom_cc(&self) -> Option<&CustomCcSpec> {
+        self.tcp().and_then(|t| t.custom.as_ref())
     }
 
     /// True if the flow ends by itself (a TCP flow with `bytes`).

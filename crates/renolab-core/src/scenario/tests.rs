@@ -287,7 +287,7 @@ fn errors_name_the_field_and_the_allowed_values() {
     let bad_variant = BASE.replace("variant = \"reno\"", "variant = \"renoo\"");
     assert_eq!(
         err(&bad_variant),
-        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp"
+        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, or \"python:<module>:<Class>\" for a Python controller"
     );
     assert!(err(&BASE.replace("\"1Mbps\"", "\"-1Mbps\"")).starts_with("link[1].rate:"));
     assert_eq!(
@@ -547,4 +547,99 @@ fn red_in_packets_round_trips_through_the_normalised_json() {
             "{q}"
         );
     }
+}
+
+fn python_flow(variant: &str, options: &str) -> String {
+    BASE.replace(
+        "variant = \"reno\"",
+        &format!("variant = {variant:?}\n{options}"),
+    )
+}
+
+#[test]
+fn a_python_variant_keeps_its_reference_and_passes_other_options_as_arguments() {
+    let text = python_flow(
+        "python:controllers/aimd.py:Aimd",
+        "options = { gain = 2.5, initial_window = 4, label = \"x\" }",
+    );
+    let s = Scenario::from_toml_str(&text).unwrap();
+    let tcp = s.flows[0].tcp().unwrap();
+    assert_eq!(tcp.variant, Variant::Custom);
+    let custom = tcp.custom.as_ref().unwrap();
+    assert_eq!(custom.reference, "python:controllers/aimd.py:Aimd");
+    assert_eq!(
+        serde_json::Value::Object(custom.args.clone()),
+        serde_json::json!({"gain": 2.5, "label": "x"}),
+        "initial_window is the sender's"
+    );
+    assert_eq!(tcp.sender.initial_window, 4);
+    // The normalised scenario writes both back, and reads back the same.
+    let json = s.to_json();
+    let flow = &json["flow"][0];
+    assert_eq!(flow["variant"], "python:controllers/aimd.py:Aimd");
+    assert_eq!(flow["options"]["gain"], 2.5);
+    assert_eq!(
+        flow["recovery"], "reno",
+        "a Python controller recovers as reno does"
+    );
+    assert_eq!(Scenario::from_value(&json).unwrap(), s);
+}
+
+#[test]
+fn a_python_variant_takes_the_recovery_of_the_profile_and_hoe_sending_under_newreno() {
+    let linux = python_flow("python:m:C", "profile = \"linux\"");
+    let s = Scenario::from_toml_str(&linux).unwrap();
+    assert_eq!(s.flows[0].tcp().unwrap().sender.recovery.name(), "prr");
+
+    let newreno = python_flow(
+        "python:m:C",
+        "recovery = \"newreno\"\noptions = { hoe_sending = true, careful = false }",
+    );
+    let s = Scenario::from_toml_str(&newreno).unwrap();
+    let tcp = s.flows[0].tcp().unwrap();
+    match tcp.sender.recovery {
+        crate::tcp::recovery::RecoveryKind::NewReno(c) => {
+            assert!(c.hoe_sending);
+            assert_eq!(c.careful, crate::tcp::recovery::RetransmitGuard::Off);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(tcp.custom.as_ref().unwrap().args.is_empty());
+    assert_eq!(s.to_json()["flow"][0]["options"]["hoe_sending"], true);
+
+    assert_eq!(
+        err(&python_flow(
+            "python:m:C",
+            "options = { hoe_sending = true }"
+        )),
+        "flow[0].options.hoe_sending: is an option of recovery \"newreno\", not \"reno\""
+    );
+}
+
+#[test]
+fn a_python_variant_must_name_a_module_and_a_class() {
+    for (variant, why) in [
+        ("python:Aimd", "names no class"),
+        ("python::Aimd", "does not name a module"),
+        ("python:my-module:Aimd", "does not name a module"),
+        ("python:mymodule:", "does not end in a class name"),
+        ("python:mymodule:2fast", "does not end in a class name"),
+    ] {
+        let message = err(&python_flow(variant, ""));
+        assert!(
+            message.starts_with(&format!("flow[0].variant: {variant:?} {why}")),
+            "{message}"
+        );
+    }
+    for ok in [
+        "python:a.b.c:Outer.Inner",
+        "python:../x/ctl.py:Aimd",
+        "python:_m:_C",
+    ] {
+        Scenario::from_toml_str(&python_flow(ok, "")).unwrap();
+    }
+    assert_eq!(
+        err(&python_flow("westwood", "")),
+        "flow[0].variant: unknown variant \"westwood\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, or \"python:<module>:<Class>\" for a Python controller"
+    );
 }

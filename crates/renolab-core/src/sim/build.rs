@@ -7,7 +7,9 @@ use crate::engine::TimerSlot;
 use crate::net::LinkDir;
 use crate::rng::RngStream;
 use crate::scenario::{DirSpec, FlowSpec, Start, TcpSpec, Traffic, Variant};
-use crate::tcp::cc::{Bbr, Cc, Cubic, Dctcp, Growth, NewReno, Reno, Vegas};
+use crate::tcp::cc::{
+    Bbr, Cc, ControllerFactory, Cubic, Custom, CustomInit, Dctcp, Growth, NewReno, Reno, Vegas,
+};
 use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
 use crate::time::{SimDuration, SimTime};
 
@@ -16,8 +18,14 @@ pub(super) fn link_dir(seed: u64, name: String, from: u32, to: u32, spec: &DirSp
     LinkDir::from_spec(seed, name, from, to, spec)
 }
 
-/// The flow of `spec`, with its start time drawn if it is random.
-pub(super) fn flow(seed: u64, spec: &FlowSpec) -> Flow {
+/// The flow of `spec` (flow number `index`), with its start time drawn if it is random;
+/// `controllers` builds its controller if the scenario names a custom one.
+pub(super) fn flow(
+    seed: u64,
+    index: u32,
+    spec: &FlowSpec,
+    controllers: &mut dyn ControllerFactory,
+) -> Flow {
     let mut rng = RngStream::derive(seed, &format!("flow/{}", spec.name));
     let start = match spec.start {
         Start::At(t) => t,
@@ -27,7 +35,24 @@ pub(super) fn flow(seed: u64, spec: &FlowSpec) -> Flow {
         }
     };
     let endpoints = match &spec.traffic {
-        Traffic::Tcp(tcp) => Endpoints::Tcp(tcp_endpoints(tcp, &mut rng)),
+        Traffic::Tcp(tcp) => {
+            let custom = tcp.custom.as_ref().map(|c| {
+                let init = CustomInit {
+                    flow: index,
+                    flow_name: &spec.name,
+                    spec: c,
+                    initial_window: tcp.sender.initial_window,
+                    initial_ssthresh: tcp.sender.initial_ssthresh,
+                    mss: tcp.mss,
+                    profile: tcp.profile,
+                    dialect: tcp.sender.dialect,
+                    pacing: tcp.sender.pacing,
+                    start: SimTime::ZERO + start,
+                };
+                Cc::Custom(Custom::new(controllers.build(&init)))
+            });
+            Endpoints::Tcp(tcp_endpoints(tcp, custom, &mut rng))
+        }
         Traffic::Cbr(cbr) => Endpoints::Cbr {
             source: CbrSource::new(*cbr, rng),
             sink: CbrSink::default(),
@@ -47,7 +72,9 @@ pub(super) fn flow(seed: u64, spec: &FlowSpec) -> Flow {
     }
 }
 
-fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
+/// The endpoints of TCP flow `t`; `custom` is its controller when the scenario names one
+/// from outside the crate.
+fn tcp_endpoints(t: &TcpSpec, custom: Option<Cc>, rng: &mut RngStream) -> TcpEndpoints {
     let transfer = Transfer {
         mss: t.mss,
         bytes: t.bytes,
@@ -84,6 +111,7 @@ fn tcp_endpoints(t: &TcpSpec, rng: &mut RngStream) -> TcpEndpoints {
             t.sender.header_bytes,
             rng.split(),
         ))),
+        Variant::Custom => custom.expect("a custom variant comes with its controller"),
     };
     // The phase of ns-2's RTT tick clock (its random `boot_time_`): given, or drawn from
     // the flow's own stream.

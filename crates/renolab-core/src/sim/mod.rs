@@ -27,10 +27,11 @@ pub use results::{
     CcSeries, CwndSeries, FlowResult, LinkResult, RunOutput, RunSummary, SeqSeries, StationResult,
     StopReason,
 };
-pub use run::{run, run_monitored, RunError, MONITOR_EVERY_EVENTS};
+pub use run::{run, run_with, RunError, MONITOR_EVERY_EVENTS};
 
 use crate::engine::{Event, Scheduler};
 use crate::scenario::Scenario;
+use crate::tcp::cc::{ControllerFactory, NoCustomControllers};
 use crate::time::SimTime;
 use crate::trace::Tracer;
 use endpoints::{Endpoints, Flow};
@@ -53,8 +54,19 @@ pub struct Simulation<T: Tracer> {
 }
 
 impl<T: Tracer> Simulation<T> {
-    /// Builds the network and flows of `scenario`; nothing has happened yet.
+    /// Builds the network and flows of `scenario`; nothing has happened yet. Panics if a
+    /// flow names a custom controller (see [`Simulation::with_controllers`]).
     pub fn new(scenario: &Scenario, tracer: T) -> Self {
+        Self::with_controllers(scenario, tracer, &mut NoCustomControllers)
+    }
+
+    /// [`Simulation::new`], with `controllers` building the controllers of the flows that
+    /// name a custom one (`variant = "python:..."`), in flow order.
+    pub fn with_controllers(
+        scenario: &Scenario,
+        tracer: T,
+        controllers: &mut dyn ControllerFactory,
+    ) -> Self {
         let mut network = Network::from_scenario(scenario);
         if T::ENABLED {
             network.trace_media();
@@ -62,7 +74,8 @@ impl<T: Tracer> Simulation<T> {
         let flows: Vec<Flow> = scenario
             .flows
             .iter()
-            .map(|spec| build::flow(scenario.seed, spec))
+            .enumerate()
+            .map(|(index, spec)| build::flow(scenario.seed, index as u32, spec, controllers))
             .collect();
         let mut sched = Scheduler::new();
         for (index, flow) in flows.iter().enumerate() {

@@ -4,19 +4,38 @@
 use super::{results, InvariantViolation, Network, RunOutput, Simulation, StopReason};
 use crate::engine::Event;
 use crate::scenario::Scenario;
+use crate::tcp::cc::{ControllerFactory, NoCustomControllers};
 use crate::time::SimTime;
 use crate::trace::{NoTrace, PcapFlow, PcapSet, Recorder, TraceRequest, Tracer};
 
 /// Runs `scenario` to the end, recording what `traces` asks for.
 ///
 /// With `check_invariants`, packet conservation and the window bounds are audited after
-/// every event (slow; for tests).
+/// every event (slow; for tests). A scenario whose flows name a custom controller
+/// (`variant = "python:..."`) needs [`run_with`]: here it is refused.
 pub fn run(
     scenario: &Scenario,
     traces: &TraceRequest,
     check_invariants: bool,
 ) -> Result<RunOutput, RunError> {
-    run_monitored(scenario, traces, check_invariants, &mut |_, _| true)
+    if let Some((i, flow)) = scenario
+        .flows
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.custom_cc().is_some())
+    {
+        let reference = &flow.custom_cc().expect("found").reference;
+        return Err(RunError::Controller(format!(
+            "flow[{i}].variant: {reference:?} is a Python controller: run the scenario from Python (renolab run, Scenario.run)"
+        )));
+    }
+    run_with(
+        scenario,
+        traces,
+        check_invariants,
+        &mut NoCustomControllers,
+        &mut |_, _| true,
+    )
 }
 
 /// Events between two calls of a run's monitor: few enough that a run stops within
@@ -25,18 +44,22 @@ pub fn run(
 /// reference dumbbell: docs/benchmarks.md).
 pub const MONITOR_EVERY_EVENTS: u64 = 1 << 10;
 
-/// [`run`], calling `monitor(now, events)` every [`MONITOR_EVERY_EVENTS`] events: it may
-/// show progress, and stops the run by returning false. A stopped run returns what it
-/// collected so far, with [`StopReason::Interrupted`].
-pub fn run_monitored(
+/// [`run`], with `controllers` building the controllers of the flows that name a custom
+/// one, before the run starts, and calling `monitor(now, events)` every
+/// [`MONITOR_EVERY_EVENTS`] events: it may show progress, and stops the run by returning
+/// false (a stopped run returns what it collected so far, with
+/// [`StopReason::Interrupted`]). A controller that fails ends the run by unwinding with its
+/// own payload ([`crate::tcp::cc::custom`]).
+pub fn run_with(
     scenario: &Scenario,
     traces: &TraceRequest,
     check_invariants: bool,
+    controllers: &mut dyn ControllerFactory,
     monitor: &mut dyn FnMut(SimTime, u64) -> bool,
 ) -> Result<RunOutput, RunError> {
     check_trace_sizes(scenario, traces)?;
     if traces.is_empty() {
-        let mut sim = Simulation::new(scenario, NoTrace);
+        let mut sim = Simulation::with_controllers(scenario, NoTrace, controllers);
         sim.check_invariants = check_invariants;
         return Ok(sim.run_monitored(monitor)?.0);
     }
@@ -45,7 +68,7 @@ pub fn run_monitored(
         None => None,
     };
     let recorder = Recorder::new(traces, pcap).map_err(RunError::BadTrace)?;
-    let mut sim = Simulation::new(scenario, recorder);
+    let mut sim = Simulation::with_controllers(scenario, recorder, controllers);
     sim.check_invariants = check_invariants;
     let (mut out, recorder) = sim.run_monitored(monitor)?;
     out.traces = recorder.finish().map_err(RunError::Trace)?;
@@ -127,6 +150,8 @@ pub enum RunError {
     /// The run would pass, or passed, a limit (`simulation.max_events`, the in-memory trace
     /// limit).
     Limit(String),
+    /// A flow's controller cannot run here (a Python controller outside Python).
+    Controller(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -135,7 +160,7 @@ impl std::fmt::Display for RunError {
             RunError::BadTrace(m) => write!(f, "trace: {m}"),
             RunError::Trace(m) => write!(f, "{m}"),
             RunError::Invariant(v) => write!(f, "{v}"),
-            RunError::Limit(m) => write!(f, "{m}"),
+            RunError::Limit(m) | RunError::Controller(m) => write!(f, "{m}"),
         }
     }
 }
@@ -240,10 +265,11 @@ dst = "d"
     fn a_monitor_sees_progress_and_can_stop_the_run() {
         let scenario = Scenario::from_toml_str(LONG).unwrap();
         let mut calls = Vec::new();
-        let out = run_monitored(
+        let out = run_with(
             &scenario,
             &TraceRequest::names(&["cwnd"]),
             false,
+            &mut NoCustomControllers,
             &mut |now, events| {
                 calls.push((now, events));
                 now < SimTime::ZERO + crate::time::SimDuration::from_secs(2)
@@ -263,8 +289,14 @@ dst = "d"
         assert!(!out.cwnd().unwrap().time_ns.is_empty());
         // A monitor that never stops changes nothing.
         let full = run(&scenario, &TraceRequest::default(), false).unwrap();
-        let watched =
-            run_monitored(&scenario, &TraceRequest::default(), false, &mut |_, _| true).unwrap();
+        let watched = run_with(
+            &scenario,
+            &TraceRequest::default(),
+            false,
+            &mut NoCustomControllers,
+            &mut |_, _| true,
+        )
+        .unwrap();
         assert_eq!(full.flows, watched.flows);
         assert_eq!(full.summary.stop_reason, StopReason::Duration);
     }

@@ -21,9 +21,12 @@
 //! [`CongestionControl::cong_control`] in place of step 3 and of PRR's reduction, and leaves
 //! the window alone when a reduction ends (Linux `tcp_end_cwnd_reduction()`) and after idle
 //! (`tcp_slow_start_after_idle_check()`).
+//! A controller from outside the crate (a Python class) is the [`Cc::Custom`] arm
+//! ([`custom`]).
 
 pub mod bbr;
 mod cubic;
+pub mod custom;
 mod dctcp;
 mod hystart;
 mod newreno;
@@ -32,6 +35,7 @@ mod vegas;
 
 pub use bbr::{Bbr, BbrConfig};
 pub use cubic::{Cubic, CubicConfig};
+pub use custom::{ControllerFactory, Custom, CustomInit, NoCustomControllers};
 pub use dctcp::Dctcp;
 pub use hystart::HystartMode;
 pub use newreno::NewReno;
@@ -61,7 +65,8 @@ pub struct AckSample {
     pub snd_max: u32,
     /// The RTT measured by this ACK, if it gave one (Karn's rule applies).
     pub rtt: Option<SimDuration>,
-    /// The smoothed RTT after this ACK, once there is one.
+    /// The smoothed RTT after this ACK, once there is one (outside the linux recovery, only
+    /// on the ACKs that measure an RTT: it changes only then).
     pub srtt: Option<SimDuration>,
     /// The smallest RTT measured so far.
     pub min_rtt: Option<SimDuration>,
@@ -270,8 +275,10 @@ pub fn halved_ssthresh(window: Window) -> Window {
     Window::segments((window.half().whole()).max(2))
 }
 
-/// The variants, stored inline in each sender; every method is a `match`, no vtable.
-#[derive(Clone, Debug)]
+/// The variants, stored inline in each sender; every method is a `match`, no vtable (but
+/// for the custom controller's own calls). Not `Clone`: a custom controller (a Python
+/// object) has no meaningful copy.
+#[derive(Debug)]
 pub enum Cc {
     /// Reno (also the window arithmetic of Tahoe and SACK, whose differences are loss
     /// recovery's).
@@ -287,6 +294,8 @@ pub enum Cc {
     /// BBR v1, as Linux's `tcp_bbr.c` (boxed: its model is twice the size of the other
     /// controllers, which stay inline).
     Bbr(Box<Bbr>),
+    /// A controller from outside the crate ([`custom`]), off the built-ins' path.
+    Custom(Custom),
 }
 
 impl Cc {
@@ -305,6 +314,7 @@ macro_rules! dispatch {
             Cc::Dctcp($c) => $e,
             Cc::Cubic($c) => $e,
             Cc::Bbr($c) => $e,
+            Cc::Custom($c) => $e,
         }
     };
 }

@@ -145,7 +145,7 @@ impl TcpSender {
         let acked = ack - s.snd_una;
         s.snd_una = ack;
         s.snd_nxt = s.snd_nxt.max(ack);
-        let sample = AckSample {
+        let mut sample = AckSample {
             snd_max: s.snd_max,
             in_flight: s.snd_max - ack,
             ..AckSample::new(now, ack, acked)
@@ -156,7 +156,7 @@ impl TcpSender {
                 partial_acks,
             } => {
                 if self.recovery.exits_on(ack, recover) {
-                    s.sample_rtt(now, ack);
+                    s.sample_rtt(now, ack, &mut sample);
                     s.phase = Phase::Open;
                     s.dupacks = 0;
                     s.limited_sent = 0;
@@ -167,7 +167,7 @@ impl TcpSender {
                 }
             }
             _ => {
-                s.sample_rtt(now, ack);
+                s.sample_rtt(now, ack, &mut sample);
                 self.recovery
                     .on_new_ack_outside_recovery(&self.state, &mut self.cc);
                 self.state.dupacks = 0;

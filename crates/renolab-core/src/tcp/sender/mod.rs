@@ -22,7 +22,7 @@
 mod ack;
 mod transmit;
 
-use super::cc::{Cc, CongestionControl};
+use super::cc::{AckSample, Cc, CongestionControl};
 use super::config::{Dialect, SenderConfig, Transfer};
 use super::ecn::EcnSender;
 use super::recovery::Recovery;
@@ -226,21 +226,24 @@ impl SenderState {
     }
 
     /// Takes an RTT sample if the timed segment is covered by `ack` (Karn's rule: only
-    /// segments never retransmitted are timed).
-    pub fn sample_rtt(&mut self, now: SimTime, ack: u32) {
+    /// segments never retransmitted are timed), and puts it in `sample` with the smoothed RTT
+    /// after it, for the controller (the smoothed RTT changes only with a sample).
+    pub fn sample_rtt(&mut self, now: SimTime, ack: u32, sample: &mut AckSample) {
         if let Some((seq, sent)) = self.timed {
             if ack > seq {
                 self.new_rtt_sample = Some(now - sent);
                 self.rtt.on_sample(now, now - sent);
                 self.rtt.clear_backoff();
                 self.timed = None;
+                sample.rtt = Some(now - sent);
+                sample.srtt = self.rtt.srtt();
             }
         }
     }
 }
 
-/// A TCP sender.
-#[derive(Clone, Debug)]
+/// A TCP sender (not `Clone`: its controller may be a Python object).
+#[derive(Debug)]
 pub struct TcpSender {
     state: SenderState,
     cc: Cc,

@@ -320,9 +320,9 @@ fn with_a_handshake_data_waits_for_the_syn_ack() {
 
 #[test]
 fn sack_recovery_retransmits_every_hole_before_the_first_partial_ack() {
-    let cc = Cc::Reno(Reno::new(1, u32::MAX, false));
     for mode in [RecoveryKind::Sack, RecoveryKind::Rfc6675] {
-        let mut s = twelve_outstanding(sender_with(cc.clone(), mode, 100));
+        let cc = Cc::Reno(Reno::new(1, u32::MAX, false));
+        let mut s = twelve_outstanding(sender_with(cc, mode, 100));
         let una = s.snd_una();
         let max = s.snd_max();
         // una and una+2 are lost; the other segments of the window arrive one by one and

@@ -1,0 +1,199 @@
+//! Controllers the crate does not define: a Python class through the binding crate
+//! (`variant = "python:module:Class"`), or any type an embedder writes.
+//!
+//! A scenario names such a controller ([`crate::scenario::CustomCcSpec`]); the code that runs
+//! the scenario supplies a [`ControllerFactory`] ([`crate::sim::run_with`]) that builds one
+//! per flow. The controller is one more arm of the closed enum [`super::Cc`], holding a
+//! boxed trait object: the built-in variants keep their inline, statically dispatched arms,
+//! and only a custom controller pays for the indirect calls.
+//!
+//! The engine has no error path through the controller hooks (a built-in controller cannot
+//! fail). A custom controller whose code fails ends the run by unwinding with its own
+//! payload (`std::panic::resume_unwind`, which runs no panic hook) up to the code that
+//! supplied it, which catches it: the binding turns a Python exception into a
+//! `SimulationError` that way. The simulation is then dropped half-way, which is safe: it
+//! holds nothing outside itself.
+
+use super::{AckSample, Congestion, CongestionControl};
+use crate::scenario::CustomCcSpec;
+use crate::tcp::config::Dialect;
+use crate::tcp::window::Window;
+use crate::time::{SimDuration, SimTime};
+use crate::units::BitsPerSec;
+
+/// What a custom controller starts from: the flow's settings as the scenario resolved them.
+#[derive(Clone, Copy, Debug)]
+pub struct CustomInit<'a> {
+    /// Index of the flow in the scenario.
+    pub flow: u32,
+    /// The flow's name.
+    pub flow_name: &'a str,
+    /// The controller the scenario names, with its arguments.
+    pub spec: &'a CustomCcSpec,
+    /// Initial window, segments (the flow's `initial_window`).
+    pub initial_window: u32,
+    /// Initial slow-start threshold, segments.
+    pub initial_ssthresh: u32,
+    /// Payload bytes per segment.
+    pub mss: u32,
+    /// Name of the flow's parameter profile.
+    pub profile: &'static str,
+    /// The rules the flow's endpoints follow.
+    pub dialect: Dialect,
+    /// The sender paces (`options.pacing`): the controller's pacing rate is used.
+    pub pacing: bool,
+    /// When the flow's application starts.
+    pub start: SimTime,
+}
+
+/// Builds the custom controllers of a run, one per flow that names one, in flow order,
+/// before the run starts.
+pub trait ControllerFactory {
+    /// The controller of the flow `init` describes.
+    fn build(&mut self, init: &CustomInit<'_>) -> Box<dyn CongestionControl + Send>;
+}
+
+/// The factory of a run without custom controllers: asked for one, it panics (the engine's
+/// entry points refuse such a scenario before they build anything, see
+/// [`crate::sim::run`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoCustomControllers;
+
+impl ControllerFactory for NoCustomControllers {
+    fn build(&mut self, init: &CustomInit<'_>) -> Box<dyn CongestionControl + Send> {
+        panic!(
+            "flow {}: variant {:?} needs a controller factory (crate::sim::run_with)",
+            init.flow_name, init.spec.reference
+        )
+    }
+}
+
+/// A custom controller in the [`super::Cc`] enum: every hook goes to the boxed controller.
+pub struct Custom(Box<dyn CongestionControl + Send>);
+
+impl Custom {
+    /// Wraps a controller built by a [`ControllerFactory`].
+    pub fn new(controller: Box<dyn CongestionControl + Send>) -> Self {
+        Custom(controller)
+    }
+}
+
+impl std::fmt::Debug for Custom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Custom")
+            .field("cwnd", &self.0.cwnd())
+            .field("ssthresh", &self.0.ssthresh())
+            .finish_non_exhaustive()
+    }
+}
+
+// Cold and never inlined: the `match` of every `Cc` method then keeps the built-ins' arms
+// as they were, and the custom arm is one call away.
+impl CongestionControl for Custom {
+    #[cold]
+    #[inline(never)]
+    fn cwnd(&self) -> Window {
+        self.0.cwnd()
+    }
+    #[cold]
+    #[inline(never)]
+    fn ssthresh(&self) -> Window {
+        self.0.ssthresh()
+    }
+    #[cold]
+    #[inline(never)]
+    fn pacing_rate(&self) -> Option<BitsPerSec> {
+        self.0.pacing_rate()
+    }
+    #[cold]
+    #[inline(never)]
+    fn set_cwnd(&mut self, cwnd: Window) {
+        self.0.set_cwnd(cwnd)
+    }
+    #[cold]
+    #[inline(never)]
+    fn set_ssthresh(&mut self, ssthresh: Window) {
+        self.0.set_ssthresh(ssthresh)
+    }
+    #[cold]
+    #[inline(never)]
+    fn deflate(&mut self, segments: u32) {
+        self.0.deflate(segments)
+    }
+    #[cold]
+    #[inline(never)]
+    fn on_sent(&mut self, now: SimTime, seq: u32, retransmit: bool) {
+        self.0.on_sent(now, seq, retransmit)
+    }
+    #[cold]
+    #[inline(never)]
+    fn on_ack_sample(&mut self, sample: &AckSample) {
+        self.0.on_ack_sample(sample)
+    }
+    #[cold]
+    #[inline(never)]
+    fn on_dup_ack(&mut self, now: SimTime) {
+        self.0.on_dup_ack(now)
+    }
+    #[cold]
+    #[inline(never)]
+    fn on_ack(&mut self, sample: &AckSample) {
+        self.0.on_ack(sample)
+    }
+    #[cold]
+    #[inline(never)]
+    fn on_congestion(&mut self, now: SimTime, event: Congestion, window: Window) {
+        self.0.on_congestion(now, event, window)
+    }
+    #[cold]
+    #[inline(never)]
+    fn on_recovery_end(&mut self, now: SimTime) {
+        self.0.on_recovery_end(now)
+    }
+    #[cold]
+    #[inline(never)]
+    fn on_undo(&mut self, now: SimTime) {
+        self.0.on_undo(now)
+    }
+    #[cold]
+    #[inline(never)]
+    fn on_tx_start(&mut self, now: SimTime, idle: SimDuration) {
+        self.0.on_tx_start(now, idle)
+    }
+    #[cold]
+    #[inline(never)]
+    fn retransmit_due(&mut self, now: SimTime, seq: u32, dupacks: u32) -> bool {
+        self.0.retransmit_due(now, seq, dupacks)
+    }
+    #[cold]
+    #[inline(never)]
+    fn on_syn_ack(&mut self, now: SimTime, rtt: SimDuration) {
+        self.0.on_syn_ack(now, rtt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Cc, Reno};
+    use super::*;
+
+    #[test]
+    fn a_custom_arm_passes_every_hook_to_its_controller() {
+        let mut cc = Cc::Custom(Custom::new(Box::new(Reno::new(2, 4, false))));
+        cc.on_ack(&AckSample::new(SimTime::ZERO, 1, 1));
+        cc.on_ack(&AckSample::new(SimTime::ZERO, 2, 1));
+        assert_eq!(
+            (cc.cwnd(), cc.ssthresh()),
+            (Window::segments(4), Window::segments(4))
+        );
+        cc.on_congestion(SimTime::ZERO, Congestion::Timeout, Window::segments(8));
+        assert_eq!(
+            (cc.cwnd(), cc.ssthresh()),
+            (Window::segments(1), Window::segments(4))
+        );
+        cc.set_cwnd(Window::segments(6));
+        cc.deflate(2);
+        assert_eq!(cc.cwnd(), Window::segments(4));
+        assert!(format!("{cc:?}").starts_with("Custom(Custom { cwnd: Window("));
+    }
+}
