@@ -251,7 +251,8 @@ def cc(run: Result, *, flows: Sequence[str] | str | None = None) -> Figure:
     bottleneck-bandwidth estimate (dashed) and delivery-rate samples (dots) per flow in Mb/s
     of payload, above a timeline of
     each flow's mode (BBR's Startup, Drain, ProbeBW and ProbeRTT as coloured bands).  Flows
-    whose controller reports no state (Reno, ...) do not appear."""
+    whose controller reports neither rates nor modes (Reno, CUBIC: its W_max and K are in
+    the trace, its window in :func:`cwnd`) do not appear."""
     from matplotlib.patches import Patch
 
     fig = _new_figure(8.0, 5.5)
@@ -260,7 +261,8 @@ def cc(run: Result, *, flows: Sequence[str] | str | None = None) -> Figure:
     lanes = fig.add_subplot(grid[1], sharex=ax)
     frame = run.trace("cc")
     end = _end_time(run, frame)
-    names = _flows(frame, flows)
+    rated = frame[frame["mode"].notna() | frame["pacing_rate_bps"].notna()] if len(frame) else frame
+    names = [f for f in _flows(frame, flows) if (rated["flow"].astype(str) == f).any()]
     seen: list[str] = []
     for i, flow in enumerate(names):
         part = frame[frame["flow"].astype(str) == flow]

@@ -181,6 +181,47 @@ fn a_loss_takes_the_threshold_to_seven_tenths_of_the_window() {
 }
 
 #[test]
+fn the_cc_trace_records_w_max_k_and_the_epoch_after_a_loss() {
+    let s = scenario(
+        20,
+        &dumbbell(
+            10,
+            50,
+            100_000,
+            "loss = { kind = \"drop\", flow = \"f\", segments = [400] }",
+            "variant = \"cubic\"\noptions = { hystart = \"off\" }",
+        ),
+    );
+    let out = go(&s, &["cwnd", "cc"]);
+    let c = out.cwnd().unwrap();
+    let i = (1..c.cwnd.len())
+        .find(|&i| c.ssthresh[i] < 1e9)
+        .expect("a reduction");
+    let (loss_ns, before) = (c.time_ns[i], c.cwnd[i - 1]);
+    let cc = out.cc().unwrap();
+    // No W_max, K or epoch before the first loss (slow start all along).
+    let first = cc.w_max.iter().position(|w| !w.is_nan()).expect("W_max");
+    assert!(cc.time_ns[first] >= loss_ns);
+    assert_eq!(
+        cc.w_max[first],
+        before.floor(),
+        "W_max is the window at the loss"
+    );
+    // Congestion avoidance resumes after recovery: an epoch, its K as RFC 9438 eq. 2 puts
+    // it for a reduction to 0.7 W_max (C = 0.4).
+    let e = (first..cc.time_ns.len())
+        .find(|&j| !cc.epoch_start_ns[j].is_nan())
+        .expect("an epoch");
+    assert!(cc.epoch_start_ns[e] >= loss_ns as f64);
+    let k_s = cc.k_ns[e] / 1e9;
+    let expected = (before.floor() * 0.3 / 0.4).cbrt();
+    assert!(
+        (k_s - expected).abs() < 0.03 * expected,
+        "K {k_s} s, RFC 9438: {expected} s"
+    );
+}
+
+#[test]
 fn cubic_gets_more_of_a_long_fat_path_than_reno() {
     // 100 Mb/s, 100 ms (BDP 833 packets), a buffer of a fifth of that: after the first
     // loss Reno regrows one segment per round trip, CUBIC back to W_max within K ~ 9 s.

@@ -23,8 +23,8 @@ Decoded columns, per trace (see ``docs/outputs.md`` for units):
 ``drops``  time_s, link, flow, kind, seq, cause
 ``hops``   time_s, link, event, kind, size, flow, seq, uid
 ``cc``     time_s, flow, mode, btl_bw_bps, min_rtt_s, pacing_gain, cwnd_gain,
-           pacing_rate_bps, delivery_rate_bps, then one column per value the Python
-           controllers trace
+           pacing_rate_bps, delivery_rate_bps, w_max, k_s, epoch_start_s, then one
+           column per value the Python controllers trace
 =========  ====================================================================
 """
 

@@ -256,6 +256,12 @@ pub struct CcSeries {
     pub pacing_rate_bps: Vec<f64>,
     /// Last delivery-rate sample, bit/s of payload.
     pub delivery_rate_bps: Vec<f64>,
+    /// CUBIC's `W_max`, segments.
+    pub w_max: Vec<f64>,
+    /// CUBIC's `K`, ns.
+    pub k_ns: Vec<f64>,
+    /// When CUBIC's epoch began, ns.
+    pub epoch_start_ns: Vec<f64>,
 }
 
 impl RunOutput {
@@ -302,6 +308,9 @@ impl RunOutput {
             s.cwnd_gain.push(fields.f64());
             s.pacing_rate_bps.push(fields.f64());
             s.delivery_rate_bps.push(fields.f64());
+            s.w_max.push(fields.f64());
+            s.k_ns.push(fields.f64());
+            s.epoch_start_ns.push(fields.f64());
         }
         Some(s)
     }

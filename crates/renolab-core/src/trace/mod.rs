@@ -310,6 +310,9 @@ pub const TRACES: &[(&str, &[(&str, &str)])] = &[
             ("cwnd_gain", "<f8"),
             ("pacing_rate_bps", "<f8"),
             ("delivery_rate_bps", "<f8"),
+            ("w_max", "<f8"),
+            ("k_ns", "<f8"),
+            ("epoch_start_ns", "<f8"),
         ],
     ),
 ];
@@ -612,7 +615,10 @@ impl Tracer for Recorder {
                     .f64(c.pacing_gain.unwrap_or(nan))
                     .f64(c.cwnd_gain.unwrap_or(nan))
                     .f64(c.pacing_rate_bps.unwrap_or(nan))
-                    .f64(c.delivery_rate_bps.unwrap_or(nan)),
+                    .f64(c.delivery_rate_bps.unwrap_or(nan))
+                    .f64(c.w_max.unwrap_or(nan))
+                    .f64(c.k.map_or(nan, |d| d.as_nanos() as f64))
+                    .f64(c.epoch_start.map_or(nan, |t| t.as_nanos() as f64)),
             );
         }
     }

@@ -11,7 +11,7 @@ const CHUNK: usize = 1 << 20;
 
 /// One record being assembled: fields appended in order, little-endian, no padding.
 pub struct Record {
-    bytes: [u8; 72],
+    bytes: [u8; 96],
     len: usize,
 }
 
@@ -20,7 +20,7 @@ impl Record {
     #[inline]
     pub fn new() -> Self {
         Record {
-            bytes: [0; 72],
+            bytes: [0; 96],
             len: 0,
         }
     }

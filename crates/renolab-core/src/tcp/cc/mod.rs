@@ -267,6 +267,12 @@ pub struct CcState {
     /// The last delivery-rate sample the controller took (BBR: the valid samples that feed
     /// its bandwidth filter), bit/s.
     pub delivery_rate_bps: Option<f64>,
+    /// CUBIC: `W_max`, the window at the last congestion event, segments.
+    pub w_max: Option<f64>,
+    /// CUBIC: `K`, the time from the epoch's start to the curve's plateau.
+    pub k: Option<SimDuration>,
+    /// CUBIC: when the current congestion-avoidance epoch began (to the kernel's jiffy).
+    pub epoch_start: Option<SimTime>,
 }
 
 /// RFC 5681 §3.1 eq. 4 (and ns-2's `slowdown(CLOSE_SSTHRESH_HALF)`): half the window, in

@@ -570,6 +570,7 @@ impl CongestionControl for Bbr {
             cwnd_gain: Some(gain_value(self.cwnd_gain)),
             pacing_rate_bps: Some(self.pacing_rate as f64 * 8.0),
             delivery_rate_bps: self.last_sample.map(|bw| self.bw_bps(bw)),
+            ..CcState::default()
         }
     }
 }

@@ -49,7 +49,7 @@
 
 use super::hystart::{delay_us, Hystart, HystartMode, SlowStartAck};
 use super::reno::{linux_cong_avoid_ai, linux_slow_start, Growth};
-use super::{AckSample, Congestion, CongestionControl};
+use super::{AckSample, CcState, Congestion, CongestionControl};
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
 
@@ -423,6 +423,17 @@ impl CongestionControl for Cubic {
                 self.cwnd = self.ssthresh;
                 self.hystart.on_congestion(now, false);
             }
+        }
+    }
+
+    /// `W_max` once there was a congestion event; `K` and the epoch's start while an epoch
+    /// runs (congestion avoidance since the last reduction).
+    fn cc_state(&self) -> CcState {
+        CcState {
+            w_max: (self.last_max_cwnd > 0).then_some(self.last_max_cwnd as f64),
+            k: self.epoch_start.map(|_| self.k()),
+            epoch_start: self.epoch_start.map(|j| SimTime(j * NS_PER_JIFFY)),
+            ..CcState::default()
         }
     }
 
