@@ -12,7 +12,7 @@ use super::pipe::{InFlight, Pipe};
 use crate::loss::{ExtraLatency, Loss, LossCause};
 use crate::queue::{CoDel, DropTail, FqCoDel, Queue, QueueDrop, Red};
 use crate::rng::RngStream;
-use crate::scenario::{DirSpec, QueueSpec};
+use crate::scenario::{DirSpec, QueueSpec, Scenario};
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
 
@@ -163,6 +163,31 @@ impl LinkDir {
             tx_end_seq: 0,
             stats: LinkStats::default(),
         }
+    }
+
+    /// Every link direction of `scenario`: direction 2k is link k forward (named as the
+    /// link), 2k + 1 its reverse (`<name>/rev`). The simulator and the emulator build their
+    /// links here, so both draw the same losses.
+    pub fn all_of(scenario: &Scenario) -> Vec<LinkDir> {
+        let mut dirs = Vec::with_capacity(scenario.links.len() * super::DIRS_PER_LINK);
+        for link in &scenario.links {
+            let (forward, reverse) = (link.name.clone(), format!("{}/rev", link.name));
+            dirs.push(LinkDir::from_spec(
+                scenario.seed,
+                forward,
+                link.from,
+                link.to,
+                &link.forward,
+            ));
+            dirs.push(LinkDir::from_spec(
+                scenario.seed,
+                reverse,
+                link.to,
+                link.from,
+                &link.reverse,
+            ));
+        }
+        dirs
     }
 
     /// The direction `spec` describes, named `name`, from node `from` to node `to`: its queue

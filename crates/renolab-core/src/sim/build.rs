@@ -1,22 +1,17 @@
-//! Building the network and the flows of a scenario: specs in, engine components out. Each
-//! random component gets its own stream, named after the component.
+//! Building the flows of a scenario: specs in, engine components out. Each random component
+//! gets its own stream, named after the component. (Links build themselves:
+//! `LinkDir::all_of`, shared with the emulator.)
 
 use super::endpoints::{Endpoints, Flow, TcpEndpoints};
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::TimerSlot;
-use crate::net::LinkDir;
 use crate::rng::RngStream;
-use crate::scenario::{DirSpec, FlowSpec, Start, TcpSpec, Traffic, Variant};
+use crate::scenario::{FlowSpec, Start, TcpSpec, Traffic, Variant};
 use crate::tcp::cc::{
     Bbr, Cc, ControllerFactory, Cubic, Custom, CustomInit, Dctcp, Growth, NewReno, Reno, Vegas,
 };
 use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
 use crate::time::{SimDuration, SimTime};
-
-/// One link direction named `name` from `from` to `to`.
-pub(super) fn link_dir(seed: u64, name: String, from: u32, to: u32, spec: &DirSpec) -> LinkDir {
-    LinkDir::from_spec(seed, name, from, to, spec)
-}
 
 /// The flow of `spec` (flow number `index`), with its start time drawn if it is random;
 /// `controllers` builds its controller if the scenario names a custom one.

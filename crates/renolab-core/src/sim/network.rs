@@ -33,7 +33,6 @@
 
 mod wifi;
 
-use super::build;
 use crate::engine::{Event, Scheduler};
 use crate::net::link::TxSeqs;
 use crate::net::pipe::InFlight;
@@ -160,23 +159,7 @@ impl Network {
     /// The links of `scenario` (direction 2k is link k forward, 2k + 1 its reverse), idle
     /// and empty, with counters for its flows.
     pub fn from_scenario(scenario: &Scenario) -> Self {
-        let mut dirs = Vec::with_capacity(scenario.links.len() * crate::net::DIRS_PER_LINK);
-        for link in &scenario.links {
-            dirs.push(build::link_dir(
-                scenario.seed,
-                link.name.clone(),
-                link.from,
-                link.to,
-                &link.forward,
-            ));
-            dirs.push(build::link_dir(
-                scenario.seed,
-                format!("{}/rev", link.name),
-                link.to,
-                link.from,
-                &link.reverse,
-            ));
-        }
+        let dirs = LinkDir::all_of(scenario);
         let mut network = Network::new(dirs, scenario.nodes.len(), scenario.flows.len());
         if !scenario.media.is_empty() {
             network.media = wifi::Media::from_scenario(scenario);

@@ -190,23 +190,7 @@ impl Driver {
         timing: Timing,
     ) -> Self {
         let sc = &plan.scenario;
-        let mut dirs = Vec::with_capacity(sc.links.len() * 2);
-        for link in &sc.links {
-            dirs.push(LinkDir::from_spec(
-                sc.seed,
-                link.name.clone(),
-                link.from,
-                link.to,
-                &link.forward,
-            ));
-            dirs.push(LinkDir::from_spec(
-                sc.seed,
-                format!("{}/rev", link.name),
-                link.to,
-                link.from,
-                &link.reverse,
-            ));
-        }
+        let dirs = LinkDir::all_of(sc);
         let pairs: Vec<(u32, u32)> = dirs.iter().map(|d| (d.from, d.to)).collect();
         let routes = Routes::compute(sc.nodes.len(), &pairs);
         let mut tun_of_node = vec![None; sc.nodes.len()];
