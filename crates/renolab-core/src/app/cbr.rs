@@ -1,8 +1,10 @@
 //! Constant bit rate over UDP (ns-2's `Application/Traffic/CBR` on `Agent/UDP`): packets of a
 //! fixed size at a fixed rate, optionally with random gaps, and no feedback.
 
+use crate::net::{Ecn, Packet, PacketKind};
 use crate::rng::RngStream;
 use crate::scenario::CbrSpec;
+use crate::tcp::sack::SackBlocks;
 use crate::time::SimTime;
 
 /// The sending side: when the next packet is due.
@@ -83,6 +85,23 @@ impl CbrSource {
             _ => Some(next),
         };
         Some(seq)
+    }
+
+    /// The datagram of flow `flow` to node `dst` due at `now`, if one is (see
+    /// [`CbrSource::poll_send`]); [`CbrSource::poll_timeout`] then says when the next is.
+    pub fn poll_datagram(&mut self, now: SimTime, flow: u32, dst: u32) -> Option<Packet> {
+        let seq = self.poll_send(now)?;
+        Some(Packet {
+            flow,
+            kind: PacketKind::Datagram,
+            seq,
+            size: self.spec.packet_bytes,
+            dst,
+            retransmit: false,
+            sent_at: now,
+            sack: SackBlocks::EMPTY,
+            ecn: Ecn::NONE,
+        })
     }
 }
 

@@ -8,7 +8,7 @@ use super::network::{Driver, Network};
 use super::Simulation;
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::{Event, Scheduler, TimerSlot};
-use crate::net::{Ecn, Packet, PacketKind};
+use crate::net::{Ecn, Packet, PacketId, PacketKind};
 use crate::scenario::Variant;
 use crate::tcp::cc::{CcState, CongestionControl};
 use crate::tcp::sack::SackBlocks;
@@ -76,7 +76,7 @@ impl<T: Tracer> Driver for Simulation<T> {
     }
 
     /// Gives `packet`, which reached its destination, to its flow's endpoint there.
-    fn deliver(&mut self, now: SimTime, packet: Packet) {
+    fn deliver(&mut self, now: SimTime, packet: Packet, _id: PacketId) {
         let flow = packet.flow;
         let state = &mut self.flows[flow as usize];
         if matches!(packet.kind, PacketKind::Data | PacketKind::Datagram) {
@@ -158,29 +158,16 @@ impl<T: Tracer> Simulation<T> {
         let Endpoints::Cbr { source, .. } = &mut state.endpoints else {
             return;
         };
-        let Some(seq) = source.poll_send(now) else {
+        let Some(packet) = source.poll_datagram(now, flow, state.dst) else {
             return;
         };
-        let size = source.packet_bytes();
-        let next = source.poll_timeout();
-        let (src, dst) = (state.src, state.dst);
-        if let Some(at) = next {
+        if let Some(at) = source.poll_timeout() {
             self.sched.schedule(at, Event::CbrSend { flow });
         }
         if T::ENABLED {
-            self.tracer.seq_event(now, flow, SeqEvent::Sent, seq);
+            self.tracer.seq_event(now, flow, SeqEvent::Sent, packet.seq);
         }
-        let packet = Packet {
-            flow,
-            kind: PacketKind::Datagram,
-            seq,
-            size,
-            dst,
-            retransmit: false,
-            sent_at: now,
-            sack: SackBlocks::EMPTY,
-            ecn: Ecn::NONE,
-        };
+        let src = state.src;
         Network::inject(self, now, src, packet);
     }
 

@@ -7,7 +7,9 @@
 //! clock's [`Scheduler`] and the [`Tracer`], and receives the packets that reach their
 //! destination. The network's operations take the driver:
 //!
-//! - [`Network::inject`] puts a new packet in at a node at `now`;
+//! - [`Network::inject`] puts a new packet in at a node at `now` (or, for a driver that keeps
+//!   something of its own beside each packet, keyed by its [`PacketId`], [`Network::admit`]
+//!   then [`Network::at_node`]);
 //! - [`Network::on_tx_end`] and [`Network::on_arrive`] handle the two link events,
 //!   [`Event::TxEnd`] and [`Event::Arrive`], when the driver's clock reaches them.
 //!
@@ -70,7 +72,7 @@ pub struct FlowCounters {
 ///
 /// ```
 /// use renolab_core::engine::{Event, Scheduler};
-/// use renolab_core::net::{Ecn, Packet, PacketKind};
+/// use renolab_core::net::{Ecn, Packet, PacketId, PacketKind};
 /// use renolab_core::sim::{Driver, Network};
 /// use renolab_core::tcp::sack::SackBlocks;
 /// use renolab_core::time::SimTime;
@@ -89,7 +91,7 @@ pub struct FlowCounters {
 ///     fn parts(&mut self) -> (&mut Network, &mut Scheduler, &mut NoTrace) {
 ///         (&mut self.network, &mut self.sched, &mut self.tracer)
 ///     }
-///     fn deliver(&mut self, now: SimTime, packet: Packet) {
+///     fn deliver(&mut self, now: SimTime, packet: Packet, _id: PacketId) {
 ///         self.arrived.push((now, packet));
 ///     }
 /// }
@@ -137,8 +139,15 @@ pub trait Driver {
     /// The network, the scheduler and the tracer, borrowed together.
     fn parts(&mut self) -> (&mut Network, &mut Scheduler, &mut Self::Tracer);
     /// `packet` reached its destination node (`packet.dst`) at `now` and has left the
-    /// network; the driver may send an answer into it at once ([`Network::inject`]).
-    fn deliver(&mut self, now: SimTime, packet: Packet);
+    /// network; the driver may send an answer into it at once ([`Network::inject`]). `id` is
+    /// the handle it had (free again now), for a driver that keeps something of its own per
+    /// packet (the emulator keeps its bytes).
+    fn deliver(&mut self, now: SimTime, packet: Packet, id: PacketId);
+    /// Packet `id` started crossing link direction `dir` at `now`: a driver that keeps the
+    /// packets' bytes captures them here (the emulator's pcap). The simulation's captures
+    /// come from its tracer, and this costs it nothing.
+    #[inline(always)]
+    fn transmitted(&mut self, _now: SimTime, _dir: u32, _id: PacketId) {}
 }
 
 /// Link directions joining nodes, the packets in them, and the routes between nodes.
@@ -220,15 +229,23 @@ impl Network {
     /// Puts `packet`, new, into `driver`'s network at `node` at `now` (delivering it at
     /// once if `node` is its destination, which a scenario's flows never ask for).
     pub fn inject<D: Driver>(driver: &mut D, now: SimTime, node: u32, packet: Packet) {
-        let (network, _, _) = driver.parts();
-        let counters = &mut network.counters[packet.flow as usize];
+        let id = driver.parts().0.admit(packet);
+        Network::at_node(driver, now, node, id);
+    }
+
+    /// Takes `packet`, new, into the network, counted as sent, and returns its handle; it
+    /// goes nowhere until [`Network::at_node`] places it. The two together are
+    /// [`Network::inject`], for a driver that keeps something of its own per packet, keyed by
+    /// the handle, before the packet moves.
+    #[inline]
+    pub fn admit(&mut self, packet: Packet) -> PacketId {
+        let counters = &mut self.counters[packet.flow as usize];
         if packet.kind.is_forward() {
             counters.data_sent += 1;
         } else {
             counters.acks_sent += 1;
         }
-        let id = network.pool.insert(packet);
-        Network::at_node(driver, now, node, id);
+        self.pool.insert(packet)
     }
 
     /// Handles [`Event::TxEnd`] for direction `dir` at `now`: the transmitter is free, the
@@ -298,8 +315,9 @@ impl Network {
         Network::at_node(driver, now, to, id);
     }
 
-    /// Packet `id` is at `node`: delivered if it is its destination, forwarded otherwise.
-    fn at_node<D: Driver>(driver: &mut D, now: SimTime, node: u32, id: PacketId) {
+    /// Packet `id` is at `node` at `now`: delivered if it is its destination, forwarded
+    /// otherwise.
+    pub fn at_node<D: Driver>(driver: &mut D, now: SimTime, node: u32, id: PacketId) {
         let (network, _, _) = driver.parts();
         let dst = network.pool.get(id).dst;
         if dst == node {
@@ -311,7 +329,7 @@ impl Network {
             } else {
                 counters.acks_arrived += 1;
             }
-            driver.deliver(now, packet);
+            driver.deliver(now, packet, id);
             return;
         }
         match network.routes.next_hop(node, dst) {
@@ -446,6 +464,7 @@ impl Network {
             let packet = *network.pool.get(id);
             tracer.hop(now, dir, HopEvent::Dequeue, &packet, id.0);
         }
+        driver.transmitted(now, dir, id);
     }
 
     /// Schedules the end of direction `dir`'s transmission in progress: packets wait behind
@@ -509,7 +528,7 @@ mod tests {
         fn parts(&mut self) -> (&mut Network, &mut Scheduler, &mut NoTrace) {
             (&mut self.network, &mut self.sched, &mut self.tracer)
         }
-        fn deliver(&mut self, now: SimTime, packet: Packet) {
+        fn deliver(&mut self, now: SimTime, packet: Packet, _id: PacketId) {
             self.delivered.push((now, packet));
         }
     }

@@ -1,7 +1,10 @@
 //! What a run reports: one row per flow, one per link direction, one per station of a
 //! shared medium, and a summary.
 
-use super::{Endpoints, Simulation};
+use super::delay::DelayStats;
+use super::{Endpoints, FlowCounters, Simulation};
+use crate::app::{CbrSink, CbrSource};
+use crate::net::LinkDir;
 use crate::time::SimTime;
 use crate::trace::{layout, record_bytes, TraceData, Tracer};
 
@@ -82,6 +85,53 @@ pub struct FlowResult {
 }
 
 impl FlowResult {
+    /// The row of flow `flow` from `src` to `dst` at the end `end` of a run, with what the
+    /// network counted of its packets and the one-way `delays` of its data; the endpoints'
+    /// figures are zero (and the variant `"cbr"`) until the caller sets them.
+    pub fn counted(
+        flow: String,
+        src: String,
+        dst: String,
+        counted: &FlowCounters,
+        delays: &DelayStats,
+        end: SimTime,
+    ) -> Self {
+        let mean_latency_s = (counted.data_arrived > 0)
+            .then(|| counted.latency_sum_ns as f64 / counted.data_arrived as f64 * 1e-9);
+        FlowResult {
+            flow,
+            variant: "cbr",
+            src,
+            dst,
+            bytes_delivered: 0,
+            first_send: None,
+            finish: None,
+            segments_sent: 0,
+            segments_delivered: 0,
+            retransmits: 0,
+            timeouts: 0,
+            fast_retransmits: 0,
+            drops: counted.data_dropped + counted.acks_dropped,
+            data_drops: counted.data_dropped,
+            ack_drops: counted.acks_dropped,
+            mean_latency_s,
+            end,
+            ecn_marks: 0,
+            cwnd_reductions: 0,
+            latency_p50_s: delays.quantile_s(0.5),
+            latency_p99_s: delays.quantile_s(0.99),
+            jitter_s: delays.jitter_s(),
+        }
+    }
+
+    /// Sets the figures of a constant-bit-rate flow that started at `start`.
+    pub fn set_cbr(&mut self, source: &CbrSource, sink: &CbrSink, start: SimTime) {
+        self.bytes_delivered = sink.bytes;
+        self.first_send = (source.sent() > 0).then_some(start);
+        self.segments_sent = source.sent();
+        self.segments_delivered = sink.packets;
+    }
+
     /// Completion time t_c = last segment received - first segment sent (lee2001), seconds.
     pub fn completion_time_s(&self) -> Option<f64> {
         Some((self.finish? - self.first_send?).as_secs_f64())
@@ -128,6 +178,26 @@ pub struct LinkResult {
     pub utilisation: f64,
     /// Most packets waiting at once.
     pub max_queue: u64,
+}
+
+impl LinkResult {
+    /// The row of direction `dir` (node names in `nodes`) at the end `end` of a run.
+    pub fn of(dir: &LinkDir, nodes: &[String], end: SimTime) -> Self {
+        let run_ns = end.0.max(1) as f64;
+        let stats = dir.stats;
+        LinkResult {
+            link: dir.name.clone(),
+            from: nodes[dir.from as usize].clone(),
+            to: nodes[dir.to as usize].clone(),
+            packets_sent: stats.packets_sent,
+            bytes_sent: stats.bytes_sent,
+            queue_drops: stats.overflow_drops + stats.early_drops + stats.aqm_drops,
+            loss_drops: stats.bit_error_drops + stats.random_drops + stats.scripted_drops,
+            stats,
+            utilisation: (stats.busy_ns as f64 / run_ns).min(1.0),
+            max_queue: stats.max_queue,
+        }
+    }
 }
 
 /// Per-station results of a shared medium.
@@ -342,32 +412,14 @@ pub(super) fn collect<T: Tracer>(
         .iter()
         .zip(sim.network.flow_counters())
         .map(|(flow, counted)| {
-            let mean_latency_s = (counted.data_arrived > 0)
-                .then(|| counted.latency_sum_ns as f64 / counted.data_arrived as f64 * 1e-9);
-            let mut row = FlowResult {
-                flow: flow.name.clone(),
-                variant: "cbr",
-                src: sim.node_names[flow.src as usize].clone(),
-                dst: sim.node_names[flow.dst as usize].clone(),
-                bytes_delivered: 0,
-                first_send: None,
-                finish: None,
-                segments_sent: 0,
-                segments_delivered: 0,
-                retransmits: 0,
-                timeouts: 0,
-                fast_retransmits: 0,
-                drops: counted.data_dropped + counted.acks_dropped,
-                data_drops: counted.data_dropped,
-                ack_drops: counted.acks_dropped,
-                mean_latency_s,
+            let mut row = FlowResult::counted(
+                flow.name.clone(),
+                sim.node_names[flow.src as usize].clone(),
+                sim.node_names[flow.dst as usize].clone(),
+                counted,
+                &flow.delays,
                 end,
-                ecn_marks: 0,
-                cwnd_reductions: 0,
-                latency_p50_s: flow.delays.quantile_s(0.5),
-                latency_p99_s: flow.delays.quantile_s(0.99),
-                jitter_s: flow.delays.jitter_s(),
-            };
+            );
             match &flow.endpoints {
                 Endpoints::Tcp(tcp) => {
                     let sender = tcp.sender.stats();
@@ -384,12 +436,7 @@ pub(super) fn collect<T: Tracer>(
                     row.ecn_marks = receiver.ce_received;
                     row.cwnd_reductions = sender.cwnd_reductions;
                 }
-                Endpoints::Cbr { source, sink } => {
-                    row.bytes_delivered = sink.bytes;
-                    row.first_send = (source.sent() > 0).then_some(flow.start);
-                    row.segments_sent = source.sent();
-                    row.segments_delivered = sink.packets;
-                }
+                Endpoints::Cbr { source, sink } => row.set_cbr(source, sink, flow.start),
             }
             row
         })
@@ -399,20 +446,7 @@ pub(super) fn collect<T: Tracer>(
         .network
         .dirs()
         .iter()
-        .map(|dir| LinkResult {
-            link: dir.name.clone(),
-            from: sim.node_names[dir.from as usize].clone(),
-            to: sim.node_names[dir.to as usize].clone(),
-            packets_sent: dir.stats.packets_sent,
-            bytes_sent: dir.stats.bytes_sent,
-            queue_drops: dir.stats.overflow_drops + dir.stats.early_drops + dir.stats.aqm_drops,
-            loss_drops: dir.stats.bit_error_drops
-                + dir.stats.random_drops
-                + dir.stats.scripted_drops,
-            stats: dir.stats,
-            utilisation: (dir.stats.busy_ns as f64 / run_ns).min(1.0),
-            max_queue: dir.stats.max_queue,
-        })
+        .map(|dir| LinkResult::of(dir, &sim.node_names, end))
         .collect();
     let stations = sim
         .network

@@ -506,8 +506,8 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
     })
 }
 
-/// The simulator's per-flow, per-link and summary rows, from the driver's counters and the
-/// applications' outcomes.
+/// The simulator's per-flow, per-link and summary rows, from the network's counters, the
+/// driver's and the applications' outcomes.
 fn collect(
     plan: &Plan,
     driver: &Driver,
@@ -517,68 +517,52 @@ fn collect(
     wall_s: f64,
 ) -> RunOutput {
     let sc = &plan.scenario;
+    let network = driver.network();
     let flows: Vec<FlowResult> = plan
         .flows
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let c = &driver.flows[i];
-            let mean_latency_s = (c.data_arrived > 0)
-                .then(|| c.latency_sum_ns as f64 / c.data_arrived as f64 * 1e-9);
-            let mut row = FlowResult {
-                flow: f.name.clone(),
-                variant: "cbr",
-                src: sc.nodes[f.src as usize].clone(),
-                dst: sc.nodes[f.dst as usize].clone(),
-                bytes_delivered: c.cbr_bytes,
-                first_send: c.first_data,
-                finish: None,
-                segments_sent: c.data_sent,
-                segments_delivered: c.data_arrived,
-                retransmits: 0,
-                timeouts: 0,
-                fast_retransmits: 0,
-                drops: c.data_dropped + c.acks_dropped,
-                data_drops: c.data_dropped,
-                ack_drops: c.acks_dropped,
-                mean_latency_s,
+            let track = &driver.flows[i];
+            // The kernels' ECN is not observed here: no marks, no reductions.
+            let mut row = FlowResult::counted(
+                f.name.clone(),
+                sc.nodes[f.src as usize].clone(),
+                sc.nodes[f.dst as usize].clone(),
+                &network.flow_counters()[i],
+                &track.delays,
                 end,
-                // The kernels' ECN is not observed here.
-                ecn_marks: 0,
-                cwnd_reductions: 0,
-                latency_p50_s: c.delays.quantile_s(0.5),
-                latency_p99_s: c.delays.quantile_s(0.99),
-                jitter_s: c.delays.jitter_s(),
-            };
-            if let (FlowRole::Tcp(_), Some(o)) = (&f.role, &outcomes[i]) {
-                row.variant = "kernel";
-                row.bytes_delivered = o.bytes_delivered;
-                row.finish = o.finished;
-                row.segments_delivered = o.bytes_delivered.div_ceil(c.segment_bytes.max(1) as u64);
-                if let Some(info) = &o.last {
-                    row.retransmits = info.total_retrans as u64;
-                    row.timeouts = info.total_rto.unwrap_or(0) as u64;
+            );
+            match &f.role {
+                FlowRole::Tcp(_) => {
+                    row.first_send = track.first_data;
+                    row.segments_sent = track.segments_sent;
+                    if let Some(o) = &outcomes[i] {
+                        row.variant = "kernel";
+                        row.bytes_delivered = o.bytes_delivered;
+                        row.finish = o.finished;
+                        row.segments_delivered = o
+                            .bytes_delivered
+                            .div_ceil(track.segment_bytes.max(1) as u64);
+                        if let Some(info) = &o.last {
+                            row.retransmits = info.total_retrans as u64;
+                            row.timeouts = info.total_rto.unwrap_or(0) as u64;
+                        }
+                    }
+                }
+                FlowRole::Cbr => {
+                    if let Some(cbr) = &driver.cbr[i] {
+                        row.set_cbr(&cbr.source, &cbr.sink, f.start);
+                    }
                 }
             }
             row
         })
         .collect();
-    let run_ns = end.0.max(1) as f64;
-    let links = driver
+    let links = network
         .dirs()
         .iter()
-        .map(|d| LinkResult {
-            link: d.name.clone(),
-            from: sc.nodes[d.from as usize].clone(),
-            to: sc.nodes[d.to as usize].clone(),
-            packets_sent: d.stats.packets_sent,
-            bytes_sent: d.stats.bytes_sent,
-            queue_drops: d.stats.overflow_drops + d.stats.early_drops + d.stats.aqm_drops,
-            loss_drops: d.stats.bit_error_drops + d.stats.random_drops + d.stats.scripted_drops,
-            stats: d.stats,
-            utilisation: (d.stats.busy_ns as f64 / run_ns).min(1.0),
-            max_queue: d.stats.max_queue,
-        })
+        .map(|dir| LinkResult::of(dir, &sc.nodes, end))
         .collect();
     let summary = RunSummary {
         seed: sc.seed,
