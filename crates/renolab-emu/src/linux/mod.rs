@@ -226,6 +226,21 @@ fn ipv4(ip: [u8; 4]) -> String {
     format!("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3])
 }
 
+/// A TCP socket for either end of a flow, in the current namespace: its address reusable at
+/// once, its segments of `mss` bytes.
+fn flow_socket(mss: u32) -> std::io::Result<OwnedFd> {
+    let s = sys::tcp_socket()?;
+    sys::set_int(&s, libc::SOL_SOCKET, libc::SO_REUSEADDR, 1, "SO_REUSEADDR")?;
+    sys::set_int(
+        &s,
+        libc::IPPROTO_TCP,
+        libc::TCP_MAXSEG,
+        mss as i32,
+        "TCP_MAXSEG",
+    )?;
+    Ok(s)
+}
+
 /// The sockets of every TCP flow, each made inside its endpoint's namespace.
 fn setup_sockets(plan: &Plan, hosts: &[HostSetup]) -> Result<Vec<FlowSockets>, EmuError> {
     let mut out = Vec::new();
@@ -234,15 +249,7 @@ fn setup_sockets(plan: &Plan, hosts: &[HostSetup]) -> Result<Vec<FlowSockets>, E
         let (src_ip, dst_ip) = (plan.hosts[t.src_host].ip, plan.hosts[t.dst_host].ip);
         let fail = failed("creating a flow's sockets");
         let listener = netns::within(&hosts[t.dst_host].netns, || {
-            let s = sys::tcp_socket()?;
-            sys::set_int(&s, libc::SOL_SOCKET, libc::SO_REUSEADDR, 1, "SO_REUSEADDR")?;
-            sys::set_int(
-                &s,
-                libc::IPPROTO_TCP,
-                libc::TCP_MAXSEG,
-                t.mss as i32,
-                "TCP_MAXSEG",
-            )?;
+            let s = flow_socket(t.mss)?;
             if let Some(w) = t.window_bytes {
                 let clamp = w.min(i32::MAX as u64) as i32;
                 sys::set_int(
@@ -259,16 +266,8 @@ fn setup_sockets(plan: &Plan, hosts: &[HostSetup]) -> Result<Vec<FlowSockets>, E
         })
         .map_err(&fail)?;
         let client = netns::within(&hosts[t.src_host].netns, || {
-            let s = sys::tcp_socket()?;
-            sys::set_int(&s, libc::SOL_SOCKET, libc::SO_REUSEADDR, 1, "SO_REUSEADDR")?;
+            let s = flow_socket(t.mss)?;
             sys::set_congestion(&s, &t.congestion)?;
-            sys::set_int(
-                &s,
-                libc::IPPROTO_TCP,
-                libc::TCP_MAXSEG,
-                t.mss as i32,
-                "TCP_MAXSEG",
-            )?;
             sys::bind(&s, src_ip, t.src_port)?;
             Ok(s)
         })
