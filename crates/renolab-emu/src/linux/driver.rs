@@ -607,6 +607,51 @@ mod tests {
     }"#;
 
     #[test]
+    fn the_network_counts_a_kernels_syn_with_its_data_as_the_simulators_does() {
+        use crate::plan::{RECEIVER_PORT_BASE, SENDER_PORT_BASE};
+        use crate::wire::tests::segment;
+        use crate::wire::{ACK, SYN};
+        use renolab_core::sim::FlowCounters;
+        // 8 Mb/s: a 40-byte SYN takes 40 us to serialise, a 1040-byte segment 1.04 ms.
+        let plan = crate::plan_json(
+            r#"{
+            "simulation": {"duration": "1s"},
+            "link": [{"name": "a", "from": "s", "to": "r", "rate": "8Mbps", "delay": "10ms"}],
+            "flow": [{"name": "t", "src": "s", "dst": "r", "variant": "cubic"}]
+        }"#,
+        )
+        .unwrap();
+        let recorder = Recorder::new(&TraceRequest::default(), None).unwrap();
+        let timing = Timing {
+            spin_ns: 0,
+            max_sleep_ns: 0,
+        };
+        // No TUN devices: what arrives is counted, and written nowhere.
+        let mut driver = Driver::new(&plan, &[], recorder, None, timing);
+        let (s, r) = (node_ip(0), node_ip(1));
+        let ports = (SENDER_PORT_BASE, RECEIVER_PORT_BASE);
+        let syn = segment(s, r, ports, 99, SYN, &[], 0);
+        let data = segment(s, r, ports, 100, ACK, &[], 1000);
+        driver.ingress(SimTime::ZERO, 0, &syn);
+        driver.ingress(SimTime::ZERO, 0, &data);
+        driver.run_due(plan.stop_at);
+        let latencies = [10_040_000, 11_080_000];
+        assert_eq!(
+            driver.network().flow_counters()[0],
+            FlowCounters {
+                data_sent: 2,
+                data_arrived: 2,
+                latency_sum_ns: latencies.iter().sum::<u128>(),
+                ..FlowCounters::default()
+            }
+        );
+        // The flow's own figures count the data segment alone.
+        let track = &driver.flows[0];
+        assert_eq!((track.segments_sent, track.delays.packets()), (1, 1));
+        assert_eq!(track.first_data, Some(SimTime::ZERO));
+    }
+
+    #[test]
     fn the_driver_makes_the_simulators_decisions_on_the_same_packets() {
         let plan = crate::plan_json(CBR).unwrap();
         assert!(plan.hosts.is_empty());
