@@ -10,6 +10,7 @@
 //! They reach it only through [`safe_name`]: 1 to [`MAX_NAME`] ASCII letters, digits, `_` or
 //! `-`, starting with a letter or digit, behind a fixed prefix. No shell ever sees them.
 
+use renolab_core::net::headers::TCP_IP_HEADER_BYTES;
 use renolab_core::scenario::{Start, Traffic, PROFILES, VARIANTS};
 use renolab_core::time::{SimDuration, SimTime};
 use renolab_core::trace::pcap::node_ip;
@@ -135,7 +136,9 @@ pub struct KernelTcp {
     pub src_host: usize,
     /// Index in [`Plan::hosts`] of the receiver.
     pub dst_host: usize,
-    /// `TCP_MAXSEG`: the scenario's MSS (the kernel subtracts its options from it).
+    /// `TCP_MAXSEG`: the scenario's MSS plus the option bytes of its `header_bytes` (the
+    /// timestamps' 12 under the linux profile), because the kernel subtracts its options
+    /// from `TCP_MAXSEG`: its segments then carry the scenario's `mss` of payload.
     pub mss: u32,
     /// Bytes to send; `None`: until the flow stops.
     pub bytes: Option<u64>,
@@ -304,7 +307,7 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
                     sack,
                     src_host,
                     dst_host,
-                    mss: t.mss,
+                    mss: t.mss + t.sender.header_bytes.saturating_sub(TCP_IP_HEADER_BYTES),
                     bytes: t.bytes,
                     window_bytes,
                     initial_window,
@@ -614,6 +617,20 @@ mod tests {
         assert_eq!(t.min_rto, Some(SimDuration::from_secs(1)));
         assert_eq!(t.window_bytes, Some(20 * 9140));
         assert_eq!(p.mtu, 9180);
+    }
+
+    #[test]
+    fn the_kernel_is_given_the_mss_its_timestamps_leave_the_scenarios_payload() {
+        let mut doc = dumbbell("s", "f", "cubic");
+        doc["simulation"]["profile"] = json!("linux");
+        let p = plan(&doc, 1).unwrap();
+        let FlowRole::Tcp(t) = &p.flows[0].role else {
+            panic!("tcp flow")
+        };
+        // The linux profile: 1448 bytes of payload in 52 bytes of headers (timestamps on);
+        // the kernel takes the 12 option bytes off TCP_MAXSEG.
+        assert_eq!(t.mss, 1460);
+        assert_eq!(p.mtu, 1500);
     }
 
     #[test]

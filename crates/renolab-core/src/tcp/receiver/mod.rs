@@ -266,6 +266,7 @@ impl TcpReceiver {
             emptied_queue = filled_gap && self.out_of_order.is_empty();
             l.on_in_order_data(now);
         }
+        l.grow_window(self.transfer.mss);
         let unacked_bytes =
             self.transfer.bytes_before(self.rcv_nxt) - self.transfer.bytes_before(self.rcv_wup);
         let decision = l.decide(
