@@ -16,8 +16,6 @@ use crate::scenario::{
 use crate::time::SimDuration;
 use crate::units::BitsPerSec;
 
-/// Bytes per entry of the routing table (nodes x nodes next hops, `u32` each).
-const ROUTE_ENTRY_BYTES: f64 = std::mem::size_of::<u32>() as f64;
 /// Bytes of memory per packet alive: its slab slot and its queue or wire entry, doubled for
 /// the spare capacity of growing vectors.
 const PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<Packet>() + 16) as f64;
@@ -45,7 +43,7 @@ pub struct Estimate {
     pub hops: u64,
     /// Packets that could be in the network at once: a bound, not a forecast.
     pub peak_packets: u64,
-    /// Memory the run could need, bytes: routing table, flows, links and `peak_packets`.
+    /// Memory the run could need, bytes: routes, flows, links and `peak_packets`.
     pub memory_bytes: u64,
     /// Which field makes `events` large, why, and roughly how many events that part takes.
     pub(super) events_blame: Option<(String, String, f64)>,
@@ -335,8 +333,7 @@ impl Scenario {
             self.peak_by_place(&places, &min_size, &traffic, end_s);
         // Plus the one arrival a queue is judging (it is alive until refused).
         let peak = peak.min(flows_bound) + 1.0;
-        let nodes = self.nodes.len() as f64;
-        let memory = nodes * nodes * ROUTE_ENTRY_BYTES
+        let memory = routes.bytes() as f64
             + self.flows.len() as f64 * FLOW_BYTES
             + n_dirs as f64 * DIR_BYTES
             + dir_bytes

@@ -31,8 +31,8 @@ pub const DEFAULT_MAX_MEMORY: u64 = 8 << 30;
 pub const MIN_MAX_MEMORY: u64 = 1 << 20;
 /// Most links a scenario may have.
 pub const MAX_LINKS: usize = 100_000;
-/// Most nodes: routing keeps a next-hop table of nodes² entries (4 bytes each), so 20 000
-/// nodes already take 1.6 GB.
+/// Most nodes: routing keeps a next-hop table of nodes² entries (4 bytes each; stub hosts
+/// aside), so 20 000 routers already take 1.6 GB.
 pub const MAX_NODES: usize = 20_000;
 /// Most flows a scenario may have.
 pub const MAX_FLOWS: usize = 1_000_000;
