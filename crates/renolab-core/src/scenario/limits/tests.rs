@@ -248,8 +248,10 @@ fn shared_bottlenecks_estimate_within_ten_times_of_the_measured_run() {
             within_ten_times(e.peak_packets as f64, peak as f64),
             "{case}"
         );
-        // The 1000-flow run peaked at 149 MB of RSS, the interpreter and results included.
-        assert!(e.memory_bytes < 149_000_000, "{case}");
+        if flows == 1000 {
+            // `renolab run` peaked at 105 MB of RSS, the interpreter and results included.
+            assert!(within_ten_times(e.memory_bytes as f64, 104_560_000.0), "{case}");
+        }
     }
 }
 
