@@ -250,7 +250,10 @@ fn shared_bottlenecks_estimate_within_ten_times_of_the_measured_run() {
         );
         if flows == 1000 {
             // `renolab run` peaked at 105 MB of RSS, the interpreter and results included.
-            assert!(within_ten_times(e.memory_bytes as f64, 104_560_000.0), "{case}");
+            assert!(
+                within_ten_times(e.memory_bytes as f64, 104_560_000.0),
+                "{case}"
+            );
         }
     }
 }
