@@ -1,13 +1,14 @@
 # dumbbell.tcl -- ns-2.35 side of `renolab bench`: the reference performance dumbbell.
 #
-# usage: ns dumbbell.tcl flows bottleneck_bps duration_s [buffer_pkts]
+# usage: ns dumbbell.tcl flows bottleneck_bps duration_s [buffer_pkts [spacing_s]]
 #
 # Topology (duplex links, DropTail everywhere), for i = 1..flows:
 #   S_i -(10 x C, 1 ms)- R1 -(C, 8 ms)- R2 -(10 x C, 1 ms)- D_i
 # RTT 20 ms; the bottleneck buffer defaults to one BDP in 1500-byte packets
 # (C = 1 Gb/s: 1667). Access queues hold 100000 packets (never the bottleneck).
 #
-# Traffic: one Reno FTP per pair, flow i starting at (i-1) x 10 ms, unlimited.
+# Traffic: one Reno FTP per pair, flow i starting at (i-1) x spacing_s (default
+# 10 ms), unlimited.
 # Agent/TCP/Reno with ns-2.35's defaults except packetSize_ 1460 (+ 40 bytes of
 # header on the wire: 1500), window_ 100000 (never limits); windowInit_ 2,
 # minrto_ 200 ms, rtxcur_init_ 3 s, tcpTick_ 10 ms and syn_ true are the
@@ -23,13 +24,14 @@
 # delivered_pkts: data packets delivered in order to the sinks, the sum over
 #   sinks of (bytes - 40) / 1500, where bytes is what a TCPSink delivered in
 #   order (its bytes_, the 40-byte SYN included). bytes_ is a C int that wraps
-#   past 2 GiB, so it is read every 0.5 simulated seconds and the increments are
-#   added up modulo 2^32 (at most 10 Gb/s x 0.5 s = 625 MB between two reads).
+#   past 2 GiB, so it is read every 0.5 simulated seconds (0.05 s above 10 Gb/s)
+#   and the increments are added up modulo 2^32 (at most 10 Gb/s x 0.5 s = 625 MB
+#   between two reads).
 # run_wall_s: wall-clock time of "$ns run" alone (set-up excluded);
 # peak_rss_kB: VmHWM of /proc/self/status, "n/a" where there is none.
 
 proc usage {} {
-    puts stderr "usage: ns dumbbell.tcl flows bottleneck_bps duration_s \[buffer_pkts\]"
+    puts stderr "usage: ns dumbbell.tcl flows bottleneck_bps duration_s \[buffer_pkts \[spacing_s\]\]"
     exit 1
 }
 if {$argc < 3} usage
@@ -43,6 +45,8 @@ if {$argc >= 4} {
 } else {
     set B [expr {int(ceil($C * 0.020 / (8.0 * $wire) - 1e-9))}]
 }
+set spacing 0.010
+if {$argc >= 5} { set spacing [lindex $argv 4] }
 set access [expr {10.0 * $C}]
 
 # Only the packet headers this script uses: ns-2 otherwise allocates and zeroes
@@ -79,7 +83,7 @@ for {set i 1} {$i <= $nflows} {incr i} {
     $ns connect $tcp $sink
     set ftp [new Application/FTP]
     $ftp attach-agent $tcp
-    $ns at [expr {($i - 1) * 0.010}] "$ftp start"
+    $ns at [expr {($i - 1) * $spacing}] "$ftp start"
     lappend sinks $sink
     set last($sink) 0
     set total($sink) 0
@@ -98,7 +102,8 @@ proc sample_every {dt} {
     sample
     $ns at [expr {[$ns now] + $dt}] "sample_every $dt"
 }
-$ns at 0.5 "sample_every 0.5"
+set sample_dt [expr {$C > 1e10 ? 0.05 : 0.5}]
+$ns at $sample_dt "sample_every $sample_dt"
 
 proc peak_rss_kb {} {
     if {[catch {open /proc/self/status r} f]} { return n/a }

@@ -9,6 +9,11 @@ Three cases:
 - the large case (``--large``): the same dumbbell with 100 flows and a 10 Gb/s bottleneck;
 - the lee2001 grid (``--lee2001-grid``): the 72 runs of C x B x {reno, newreno (Hoe), sack}
   of :mod:`renolab.experiments.lee2001`, as a sweep over every core;
+- how cost grows (``--scaling``): flows 1, 10, 100, 1000 on one 10 Gb/s bottleneck (flows
+  1 ms apart: issue 18's 1000-flow scenario), bottlenecks of 100 Mb/s to 100 Gb/s with one
+  flow, and 10, 30 and 100 simulated seconds of the one-flow reference dumbbell: wall time,
+  events per delivered packet, events per second and peak memory; ns-2 beside each case
+  unless its predicted time passes ten minutes;
 - a Python controller (``--python-cc``): the one-flow reference dumbbell with the built-in
   Reno and with the Python Reno of ``examples/python_reno.py`` (or another controller),
   alternating, each in a fresh child process: their speed ratio and the Python
@@ -70,6 +75,8 @@ ACCESS_SPEEDUP = 10
 ACCESS_QUEUE_PACKETS = 100_000
 #: Delivered-packet counts of the two simulators must agree this closely (fraction).
 AGREEMENT = 0.02
+#: Flow i starts at (i-1) x this many milliseconds.
+START_SPACING_MS = 10.0
 
 
 
@@ -88,6 +95,7 @@ def reference_scenario(
     *,
     buffer_packets: int | None = None,
     seed: int = 1,
+    start_spacing_ms: float = START_SPACING_MS,
 ) -> Scenario:
     """The benchmark dumbbell with *flows* Reno flows, as ``benchmarks/dumbbell.tcl`` builds it.
 
@@ -96,7 +104,7 @@ def reference_scenario(
     unlimited Reno transfer of 1460-byte segments plus 40 bytes of header, without delayed
     ACKs, under the ``ns2`` profile with the timer settings of ``reference_dumbbell.toml``
     written out (initial window 2, initial RTO 3 s, minimum RTO 200 ms, 10 ms clock,
-    receiver window 100000 segments). Flow i starts at (i-1) x 10 ms.
+    receiver window 100000 segments). Flow i starts at (i-1) x *start_spacing_ms* (10 ms).
     """
     if flows < 1:
         raise ValueError(f"flows must be at least 1, not {flows}")
@@ -128,7 +136,7 @@ def reference_scenario(
                 "variant": "reno",
                 "src": f"s{i}",
                 "dst": f"d{i}",
-                "start": f"{(i - 1) * 10}ms",
+                "start": f"{(i - 1) * start_spacing_ms:g}ms",
                 "mss": MSS_BYTES,
                 "header_bytes": HEADER_BYTES,
                 "receiver": {"delayed_ack": False},
@@ -304,12 +312,21 @@ def default_ns2_script() -> Path:
     return candidates[-1]
 
 
-def run_ns2(flows: int, bottleneck_bps: int, duration_s: float, buffer_packets: int, script: Path) -> Run:
+def run_ns2(
+    flows: int,
+    bottleneck_bps: int,
+    duration_s: float,
+    buffer_packets: int,
+    script: Path,
+    start_spacing_ms: float = START_SPACING_MS,
+) -> Run:
     """Runs ns-2 on the dumbbell script; its ``result`` line gives delivered packets and run time."""
     ns = ns2_executable()
     if ns is None:
         raise SimulationError("ns-2 is not installed (no `ns` on PATH)")
     argv = [ns, str(script), str(flows), str(bottleneck_bps), f"{duration_s:.9g}", str(buffer_packets)]
+    if start_spacing_ms != START_SPACING_MS:
+        argv.append(f"{start_spacing_ms / 1000:.9g}")
     out, wall = _run_measured(argv, "", "ns-2")
     lines = [line.split() for line in out.splitlines() if line.startswith("result ")]
     if not lines or len(lines[-1]) != 7:
@@ -348,6 +365,7 @@ class Case:
     ns2: list[Run] = field(default_factory=list)
     python: list[tuple[float, float]] = field(default_factory=list)
     ns2_note: Optional[str] = None
+    start_spacing_ms: float = START_SPACING_MS
 
     def scenario(self) -> Scenario:
         return reference_scenario(
@@ -355,6 +373,7 @@ class Case:
             self.bottleneck_bps,
             _duration_text(self.duration_s),
             buffer_packets=self.buffer_packets,
+            start_spacing_ms=self.start_spacing_ms,
         )
 
 
@@ -366,15 +385,35 @@ def run_case(
     ns2_script: Optional[Path],
     measure_python: bool = True,
     progress: Callable[[str], None] = lambda _m: None,
+    skip_ns2: Callable[[Case], Optional[str]] = lambda _c: None,
 ) -> Case:
-    """Measures *case* *repeat* times, renolab and ns-2 alternating."""
+    """Measures *case* *repeat* times, renolab and ns-2 alternating.
+
+    *skip_ns2*, asked after the first renolab run, may give a reason not to run ns-2 at all
+    (it becomes the case's ``ns2_note``).
+    """
     scenario = case.scenario()
+    skip: Optional[str] = None
     for k in range(repeat):
         progress(f"{case.title}: renolab run {k + 1}/{repeat}")
         case.renolab.append(run_renolab(scenario))
         if against_ns2 and ns2_script is not None:
-            progress(f"{case.title}: ns-2 run {k + 1}/{repeat}")
-            case.ns2.append(run_ns2(case.flows, case.bottleneck_bps, case.duration_s, case.buffer_packets, ns2_script))
+            if k == 0:
+                skip = skip_ns2(case)
+                if skip is not None:
+                    case.ns2_note = skip
+            if skip is None:
+                progress(f"{case.title}: ns-2 run {k + 1}/{repeat}")
+                case.ns2.append(
+                    run_ns2(
+                        case.flows,
+                        case.bottleneck_bps,
+                        case.duration_s,
+                        case.buffer_packets,
+                        ns2_script,
+                        case.start_spacing_ms,
+                    )
+                )
         if measure_python:
             progress(f"{case.title}: Scenario.run() {k + 1}/{repeat}")
             case.python.append(python_overhead(scenario))
@@ -471,6 +510,192 @@ def format_case(case: Case) -> str:
             f"  Python overhead: Scenario.run() {wall:.3f} s vs the core's event loop {core:.3f} s: "
             f"median {mid:+.1%} (min {lo:+.1%}, max {hi:+.1%})"
         )
+    return "\n".join(lines)
+
+
+# -- how cost grows ---------------------------------------------------------------
+
+
+#: Flows on one bottleneck (of SCALING_FLOWS_RATE_BPS, flows SCALING_SPACING_MS apart).
+SCALING_FLOWS = (1, 10, 100, 1000)
+SCALING_FLOWS_RATE_BPS = 10_000_000_000
+#: 1000 flows 10 ms apart would not all have started in 10 s: issue 18's scenario starts
+#: them 1 ms apart.
+SCALING_SPACING_MS = 1.0
+#: Bottleneck rates with one flow.
+SCALING_RATES_BPS = (100_000_000, 1_000_000_000, 10_000_000_000, 100_000_000_000)
+#: The shortest run, and the longer ones as multiples of it (one flow, 1 Gb/s).
+SCALING_DURATION = "10s"
+SCALING_DURATION_FACTORS = (1, 3, 10)
+#: ns-2 is not run on a case it is predicted to take longer than this on (seconds).
+NS2_TIME_LIMIT_S = 600.0
+
+
+@dataclass
+class ScalingRow:
+    """One row of the scaling table: the axis it belongs to and its case (rows with the same
+    settings share one case, measured once)."""
+
+    axis: str
+    case: Case
+
+
+def scaling_rows(base_s: float) -> list[ScalingRow]:
+    """The rows of ``--scaling`` with a shortest run of *base_s* seconds: flows, bottleneck
+    rate and duration in turn. Rows with the same settings share one :class:`Case`."""
+    cases: dict[tuple[int, int, float, float], Case] = {}
+
+    def case(flows: int, rate: int, seconds: float, spacing: float) -> Case:
+        # One flow starts at 0 whatever the spacing: the same run.
+        key = (flows, rate, seconds, spacing if flows > 1 else START_SPACING_MS)
+        if key not in cases:
+            cases[key] = Case("scaling", flows, rate, seconds, bdp_packets(rate), start_spacing_ms=key[3])
+        return cases[key]
+
+    rows = [ScalingRow("flows", case(n, SCALING_FLOWS_RATE_BPS, base_s, SCALING_SPACING_MS)) for n in SCALING_FLOWS]
+    rows += [ScalingRow("bottleneck", case(1, rate, base_s, START_SPACING_MS)) for rate in SCALING_RATES_BPS]
+    rows += [
+        ScalingRow("duration", case(1, REFERENCE_RATE_BPS, base_s * k, START_SPACING_MS)) for k in SCALING_DURATION_FACTORS
+    ]
+    return rows
+
+
+def _label(row: ScalingRow) -> str:
+    case = row.case
+    if row.axis == "flows":
+        return f"flows={case.flows}"
+    if row.axis == "bottleneck":
+        return f"bottleneck={_rate_text(case.bottleneck_bps)}"
+    return f"duration={case.duration_s:g}s"
+
+
+def _rate_text(bps: int) -> str:
+    return f"{bps / 1e9:g} Gb/s" if bps >= 1_000_000_000 else f"{bps / 1e6:g} Mb/s"
+
+
+def predict_ns2_s(row: ScalingRow, done: Sequence[ScalingRow]) -> Optional[tuple[float, ScalingRow]]:
+    """ns-2's predicted run time on *row*'s case, from its first renolab run and the
+    ns-2/renolab ratio of the last case measured with both on the same axis (else on any),
+    and that case's row; None when no case has been measured with both."""
+    measured = [r for r in done if r.case.ns2 and r.case is not row.case]
+    same_axis = [r for r in measured if r.axis == row.axis]
+    basis = (same_axis or measured or [None])[-1]
+    if basis is None or not row.case.renolab:
+        return None
+    ratio = statistics.median(r.run_wall_s for r in basis.case.ns2) / statistics.median(
+        r.run_wall_s for r in basis.case.renolab
+    )
+    return row.case.renolab[0].run_wall_s * ratio, basis
+
+
+def run_scaling(
+    rows: Sequence[ScalingRow],
+    repeat: int,
+    *,
+    against_ns2: bool,
+    ns2_script: Optional[Path],
+    progress: Callable[[str], None] = lambda _m: None,
+) -> Sequence[ScalingRow]:
+    """Measures each distinct case of *rows* *repeat* times (renolab and ns-2 alternating),
+    leaving ns-2 out of a case predicted to take it longer than :data:`NS2_TIME_LIMIT_S`."""
+    done: list[ScalingRow] = []
+    for row in rows:
+        if not row.case.renolab:
+
+            def skip(case: Case, row: ScalingRow = row) -> Optional[str]:
+                predicted = predict_ns2_s(row, done)
+                if predicted is None or predicted[0] <= NS2_TIME_LIMIT_S:
+                    return None
+                seconds, basis = predicted
+                return (
+                    f"not run: predicted {seconds:.0f} s > {NS2_TIME_LIMIT_S:.0f} s (renolab's "
+                    f"{case.renolab[0].run_wall_s:.2f} s x the ns-2/renolab time ratio at {_label(basis)})"
+                )
+
+            row.case.title = f"scaling {_label(row)}"
+            run_case(
+                row.case,
+                repeat,
+                against_ns2=against_ns2,
+                ns2_script=ns2_script,
+                measure_python=False,
+                progress=progress,
+                skip_ns2=skip,
+            )
+        done.append(row)
+    return rows
+
+
+def format_scaling(rows: Sequence[ScalingRow]) -> str:
+    """The scaling table: a row per case (renolab, then ns-2 where it ran), then why ns-2
+    was left out where it was."""
+    n = len(rows[0].case.renolab)
+    lines = [
+        "scaling: the reference dumbbell (access links 10x the bottleneck, 1 ms; bottleneck 8 ms "
+        "with a one-BDP DropTail queue; unlimited Reno flows) as the work grows: flows "
+        f"{SCALING_SPACING_MS:g} ms apart on {_rate_text(SCALING_FLOWS_RATE_BPS)}; one flow on each "
+        f"bottleneck; one flow on {_rate_text(REFERENCE_RATE_BPS)} for longer; "
+        f"{n} repeat{'s' * (n != 1)}, median (peak RSS: largest)"
+    ]
+    headers = [
+        "case",
+        "flows",
+        "bottleneck",
+        "sim s",
+        "run wall s",
+        "process s",
+        "peak RSS MB",
+        "events",
+        "events/pkt",
+        "events/s",
+        "delivered",
+        "ns-2 run s",
+        "ns-2 RSS MB",
+        "ns-2/renolab",
+        "delivered vs ns-2",
+    ]
+    table = []
+    notes: dict[int, str] = {}
+    for row in rows:
+        case, runs = row.case, row.case.renolab
+        run_s = statistics.median(r.run_wall_s for r in runs)
+        events = runs[-1].events or 0
+        delivered = runs[-1].delivered
+        cells = [
+            _label(row),
+            str(case.flows),
+            _rate_text(case.bottleneck_bps),
+            f"{case.duration_s:g}",
+            f"{run_s:.3f}",
+            f"{statistics.median(r.process_wall_s for r in runs):.3f}",
+            _peak_rss(runs),
+            _si(events),
+            f"{events / delivered:.2f}" if delivered else "n/a",
+            _si(events / run_s),
+            f"{delivered:,}",
+        ]
+        if case.ns2:
+            ns2_s = statistics.median(r.run_wall_s for r in case.ns2)
+            theirs = case.ns2[-1].delivered
+            cells += [
+                f"{ns2_s:.3f}",
+                _peak_rss(case.ns2),
+                f"{ns2_s / run_s:.2f}",
+                f"{(delivered - theirs) / theirs:+.2%}" if theirs else "n/a",
+            ]
+        else:
+            cells += ["-", "-", "-", "-"]
+            if case.ns2_note:
+                notes.setdefault(id(case), f"{_label(row)}: {case.ns2_note}")
+        table.append(cells)
+    lines += ["  " + line for line in _table(headers, table)]
+    if any(sum(o.case is r.case for o in rows) > 1 for r in rows):
+        lines.append("  (rows with the same settings are one measured case)")
+    reasons = {note.split(": ", 1)[1] for note in notes.values()}
+    if len(notes) > 1 and len(reasons) == 1:
+        lines.append(f"  ns-2: {reasons.pop()}")
+    else:
+        lines += [f"  ns-2 at {note}" for note in notes.values()]
     return "\n".join(lines)
 
 

@@ -204,3 +204,64 @@ def test_python_cc_with_a_bad_controller_is_one_error_line(value, message, capsy
     code = main(["bench", "--python-cc", value, "--duration", "0.1s", "--repeat", "1"])
     lines = capsys.readouterr().err.splitlines()
     assert code == 2 and len(lines) == 1 and lines[0].startswith(f"renolab: error: {message}"), lines
+
+
+def test_scaling_rows_cover_the_three_axes_and_share_equal_cases():
+    rows = bench.scaling_rows(10.0)
+    assert [(r.axis, r.case.flows, r.case.bottleneck_bps, r.case.duration_s) for r in rows] == [
+        ("flows", 1, 10**10, 10.0),
+        ("flows", 10, 10**10, 10.0),
+        ("flows", 100, 10**10, 10.0),
+        ("flows", 1000, 10**10, 10.0),
+        ("bottleneck", 1, 10**8, 10.0),
+        ("bottleneck", 1, 10**9, 10.0),
+        ("bottleneck", 1, 10**10, 10.0),
+        ("bottleneck", 1, 10**11, 10.0),
+        ("duration", 1, 10**9, 10.0),
+        ("duration", 1, 10**9, 30.0),
+        ("duration", 1, 10**9, 100.0),
+    ]
+    assert rows[0].case is rows[6].case and rows[5].case is rows[8].case
+    assert len({id(r.case) for r in rows}) == 9
+    # Issue 18's 1000-flow scenario: a one-BDP buffer, flows 1 ms apart, default limits.
+    thousand = rows[3].case
+    assert thousand.buffer_packets == 16667
+    assert [f["start"] for f in thousand.scenario().to_dict()["flow"][:3]] == ["0ms", "1ms", "2ms"]
+    thousand.scenario().validate()
+
+
+def test_scaling_prints_a_row_per_case_with_events_per_packet_and_memory(capsys):
+    code = main(["bench", "--scaling", "--duration", "0.05s", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    header = _row(out, "case")
+    for column in ("run wall s", "process s", "peak RSS MB", "events/pkt", "events/s", "ns-2 run s"):
+        assert column in header
+    labels = ["flows=1 ", "flows=10 ", "flows=100 ", "flows=1000 ", "bottleneck=100 Mb/s", "bottleneck=100 Gb/s",
+              "duration=0.05s", "duration=0.15s", "duration=0.5s"]
+    for label in labels:
+        row = _row(out, label)
+        assert row.split()[-4:] == ["-", "-", "-", "-"], row  # no ns-2 columns
+    assert "reference dumbbell:" not in out, "no other case by default"
+    assert _row(out, "ns-2: not run (pass --against ns2)")
+
+
+def test_scaling_leaves_out_ns2_where_it_is_predicted_to_take_too_long(monkeypatch, capsys):
+    # Fake runs: ns-2 takes 100 times renolab's time, renolab 1 s per flow.
+    def renolab(scenario):
+        n = len(scenario.to_dict()["flow"])
+        return bench.Run(run_wall_s=float(n), process_wall_s=n + 0.1, peak_rss_bytes=1 << 20, delivered=1000, events=7000)
+
+    def ns2(flows, *_args):
+        return bench.Run(run_wall_s=100.0 * flows, process_wall_s=100.0 * flows, peak_rss_bytes=None, delivered=1000)
+
+    monkeypatch.setattr(bench, "run_renolab", renolab)
+    monkeypatch.setattr(bench, "run_ns2", ns2)
+    rows = bench.scaling_rows(1.0)
+    bench.run_scaling(rows, 2, against_ns2=True, ns2_script=NS2_SCRIPT)
+    ran = {r.case.flows: len(r.case.ns2) for r in rows if r.axis == "flows"}
+    # 10 flows: predicted 10 s x 100 = 1000 s > 600 s.
+    assert ran == {1: 2, 10: 0, 100: 0, 1000: 0}
+    text = bench.format_scaling(rows)
+    assert "ns-2 at flows=10: not run: predicted 1000 s > 600 s (renolab's 10.00 s x the ns-2/renolab time ratio at flows=1)" in text
+    assert _row(text, "flows=1 ").split()[-2] == "100.00", "the ratio"

@@ -149,6 +149,42 @@ def test_flow_path_and_bottleneck_follow_the_cores_routing():
     assert neck.loc[0, "path"] == ["access", "bottleneck"]
 
 
+def _full_search_path(links, src, dst):
+    """The route by a search from *dst* over every node: what flow_path must return."""
+    pairs = list(zip(links["from"], links["to"]))
+    next_hop, seen, frontier = {}, {dst}, [dst]
+    while frontier:
+        v = frontier.pop(0)
+        for d, (u, to) in enumerate(pairs):
+            if to == v and u not in seen:
+                seen.add(u)
+                next_hop[u] = d
+                frontier.append(u)
+    path, node = [], src
+    while node != dst and node in next_hop:
+        path.append(next_hop[node])
+        node = pairs[path[-1]][1]
+    return path if node == dst else []
+
+
+def test_flow_path_skips_stub_hosts_and_still_routes_as_a_full_search():
+    import random
+
+    rng = random.Random(7)
+    for _ in range(300):
+        nodes = [f"n{i}" for i in range(rng.randint(2, 12))]
+        froms, tos = [], []
+        for _ in range(rng.randint(0, 2 * len(nodes))):
+            a, b = rng.choice(nodes), rng.choice(nodes)
+            froms.append(a), tos.append(b)
+            if rng.random() < 0.75:
+                froms.append(b), tos.append(a)
+        links = {"from": froms, "to": tos}
+        for src in nodes:
+            for dst in nodes:
+                assert metrics.flow_path(links, src, dst) == _full_search_path(links, src, dst), (links, src, dst)
+
+
 def hops_trace(rows):
     frame = pd.DataFrame(rows, columns=["time_s", "link", "event", "kind", "size", "flow", "seq", "uid"])
     frame["link"] = pd.Categorical(frame["link"], categories=LINKS["link"].tolist())

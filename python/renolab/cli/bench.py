@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_duration_arg,
         metavar="TIME",
         help=f"simulated time of the dumbbell cases, e.g. 1s (default {bench.REFERENCE_DURATION}; "
-        f"{bench.LARGE_DURATION} for --large)",
+        f"{bench.LARGE_DURATION} for --large; the shortest, {bench.SCALING_DURATION}, for --scaling)",
     )
     parser.add_argument(
         "--large",
@@ -72,6 +72,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--lee2001-grid",
         action="store_true",
         help="the 72 runs of lee2001's grid as a sweep over every core (wall time)",
+    )
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="how cost grows: flows 1, 10, 100, 1000 on one 10 Gb/s bottleneck; a 100 Mb/s, 1, 10 and "
+        "100 Gb/s bottleneck with one flow; 10, 30 and 100 simulated seconds (--duration sets the "
+        "shortest run, the longer ones are 3 and 10 times it); with --against ns2, ns-2 beside each "
+        f"case unless predicted to take over {bench.NS2_TIME_LIMIT_S / 60:g} minutes",
     )
     parser.add_argument("--jobs", type=_positive_int, metavar="N", help="worker processes for the grid (default: cores)")
     parser.add_argument(
@@ -90,7 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _cases(args: argparse.Namespace) -> Iterator[bench.Case]:
-    flows = args.flows or ([] if (args.large or args.lee2001_grid or args.python_cc) else [1, 10])
+    flows = args.flows or ([] if (args.large or args.lee2001_grid or args.python_cc or args.scaling) else [1, 10])
     for n in flows:
         seconds = args.duration or bench.parse_duration(bench.REFERENCE_DURATION)
         yield bench.Case(
@@ -142,6 +150,12 @@ def run(args: argparse.Namespace) -> int:
         case.ns2_note = note
         bench.run_case(case, args.repeat, against_ns2=script is not None, ns2_script=script, progress=progress)
         print("\n" + bench.format_case(case), flush=True)
+    if args.scaling:
+        rows = bench.scaling_rows(args.duration or bench.parse_duration(bench.SCALING_DURATION))
+        for row in rows:
+            row.case.ns2_note = note
+        bench.run_scaling(rows, args.repeat, against_ns2=script is not None, ns2_script=script, progress=progress)
+        print("\n" + bench.format_scaling(rows), flush=True)
     if args.python_cc:
         seconds = args.duration or bench.parse_duration(bench.REFERENCE_DURATION)
         try:

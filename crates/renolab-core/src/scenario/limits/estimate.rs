@@ -4,8 +4,9 @@
 //! The places packets wait are numbered as the traces number them: link directions first,
 //! then every medium's stations ([`Places`]).
 
-use super::flow_load::FlowLoad;
+use super::flow_load::FlowDemand;
 use super::human_secs;
+use super::share;
 use crate::loss::LatencyDist;
 use crate::net::{is_forward, link_of, Hop, Packet, Routes, DIRS_PER_LINK};
 use crate::queue::QueueLimit;
@@ -15,8 +16,6 @@ use crate::scenario::{
 use crate::time::SimDuration;
 use crate::units::BitsPerSec;
 
-/// Bytes per entry of the routing table (nodes x nodes next hops, `u32` each).
-const ROUTE_ENTRY_BYTES: f64 = std::mem::size_of::<u32>() as f64;
 /// Bytes of memory per packet alive: its slab slot and its queue or wire entry, doubled for
 /// the spare capacity of growing vectors.
 const PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<Packet>() + 16) as f64;
@@ -44,7 +43,7 @@ pub struct Estimate {
     pub hops: u64,
     /// Packets that could be in the network at once: a bound, not a forecast.
     pub peak_packets: u64,
-    /// Memory the run could need, bytes: routing table, flows, links and `peak_packets`.
+    /// Memory the run could need, bytes: routes, flows, links and `peak_packets`.
     pub memory_bytes: u64,
     /// Which field makes `events` large, why, and roughly how many events that part takes.
     pub(super) events_blame: Option<(String, String, f64)>,
@@ -115,6 +114,29 @@ impl<'a> Places<'a> {
             media: &scenario.media,
             dirs,
             bases,
+        }
+    }
+
+    /// Number of resources flows share: link directions, then media (all the stations
+    /// of a medium share its air).
+    pub(super) fn resources(&self) -> u32 {
+        self.dirs + self.media.len() as u32
+    }
+
+    /// The resource place `p` uses.
+    pub(super) fn resource(&self, p: u32) -> u32 {
+        if p < self.dirs {
+            p
+        } else {
+            self.dirs + (self.bases.partition_point(|&b| b <= p) - 1) as u32
+        }
+    }
+
+    /// The rate of resource `r`.
+    pub(super) fn resource_rate(&self, r: u32) -> BitsPerSec {
+        match r.checked_sub(self.dirs) {
+            None => self.get(r).rate,
+            Some(m) => self.media[m as usize].data_rate,
         }
     }
 
@@ -253,60 +275,52 @@ impl Scenario {
     pub(in crate::scenario) fn estimate_with(&self, routes: &Routes) -> Estimate {
         let end_s = self.duration.unwrap_or(self.time_limit).as_secs_f64();
         let places = Places::new(self);
-        let n_places = places.len();
         let n_dirs = self.links.len() * DIRS_PER_LINK;
+        // Smallest packet seen at each place (for byte limits and wire capacity).
+        let mut min_size = vec![f64::INFINITY; places.len()];
+        let demands: Vec<FlowDemand> = (self.flows.iter().enumerate())
+            .map(|(i, f)| self.flow_demand(i, f, &places, routes, end_s, &mut min_size))
+            .collect();
+        // Flows crossing the same link divide what it can carry in the run.
+        let capacity: Vec<f64> = (0..places.resources())
+            .map(|r| places.resource_rate(r).0 as f64 * end_s / 8.0)
+            .collect();
+        let paths: Vec<Vec<u32>> = (demands.iter())
+            .map(|d| d.data.iter().map(|&p| places.resource(p)).collect())
+            .collect();
+        let wanted: Vec<f64> = demands.iter().map(|d| d.alone * d.packet_bytes).collect();
+        let shares = share::max_min(&capacity, &paths, &wanted);
+
         let mut est = Estimate::default();
         let (mut events, mut data_packets, mut acks, mut hops) = (0.0, 0.0, 0.0, 0.0);
         let mut worst_events = 0.0f64;
-        // Smallest packet seen on each direction (for byte limits and wire capacity), and
-        // packets the flows crossing it can have in the network at once.
-        let mut min_size = vec![f64::INFINITY; n_places];
-        let mut traffic = vec![0.0f64; n_places];
-        let mut flows_bound = 0.0;
-        for (i, f) in self.flows.iter().enumerate() {
-            let FlowLoad {
-                data,
-                ack_path,
-                active_s,
-                sent,
-                carried,
-                acked,
-                outstanding,
-                blame,
-                own_events,
-                segments_blame,
-            } = self.flow_load(i, f, &places, routes, end_s, &mut min_size);
+        for ((f, d), share) in self.flows.iter().zip(&demands).zip(&shares) {
+            let load = d.load(share.volume / d.packet_bytes, &f.name);
             if est.segments_blame.is_none() {
-                est.segments_blame = segments_blame;
+                est.segments_blame = load.segments_blame;
             }
-            for &d in data.iter().chain(if f.tcp().is_some() {
-                &ack_path[..]
-            } else {
-                &[]
-            }) {
-                traffic[d as usize] += outstanding;
-            }
-            flows_bound += outstanding;
+            let ack_path: &[u32] = if f.tcp().is_some() { &d.ack_path } else { &[] };
             // An arrival at the end of every hop, plus a send event per CBR packet or TCP
             // timeout (other TCP sends ride on ACK arrivals). Transmission ends where packets
             // queue and other timers come on top: the estimate errs low.
             let per_packet = |path: &[u32]| path.iter().map(|&p| places.get(p).events).sum::<f64>();
-            let flow_events =
-                own_events + carried * per_packet(&data) + acked * per_packet(&ack_path);
+            let flow_events = load.own_events
+                + load.carried * per_packet(&d.data)
+                + load.acked * per_packet(ack_path);
             events += flow_events;
-            data_packets += sent;
-            acks += acked;
-            hops += carried * data.len() as f64 + acked * ack_path.len() as f64;
+            data_packets += load.sent;
+            acks += load.acked;
+            hops += load.carried * d.data.len() as f64 + load.acked * ack_path.len() as f64;
             if flow_events > worst_events {
                 worst_events = flow_events;
                 let why = format!(
                     "flow {:?} alone: about {:.2e} packets over {} hop(s) in {} s of simulated time",
                     f.name,
-                    sent,
-                    data.len(),
-                    human_secs(active_s)
+                    load.sent,
+                    d.data.len(),
+                    human_secs(d.active_s)
                 );
-                est.events_blame = Some((blame, why, flow_events));
+                est.events_blame = Some((load.blame, why, flow_events));
             }
         }
         est.events = sat(events);
@@ -314,12 +328,12 @@ impl Scenario {
         est.acks = sat(acks);
         est.hops = sat(hops);
 
+        let (traffic, flows_bound) = self.in_flight(&places, &demands, &shares, &min_size);
         let (peak, dir_bytes, memory_blame) =
             self.peak_by_place(&places, &min_size, &traffic, end_s);
         // Plus the one arrival a queue is judging (it is alive until refused).
         let peak = peak.min(flows_bound) + 1.0;
-        let nodes = self.nodes.len() as f64;
-        let memory = nodes * nodes * ROUTE_ENTRY_BYTES
+        let memory = routes.bytes() as f64
             + self.flows.len() as f64 * FLOW_BYTES
             + n_dirs as f64 * DIR_BYTES
             + dir_bytes
@@ -328,6 +342,79 @@ impl Scenario {
         est.memory_bytes = sat(memory);
         est.memory_blame = memory_blame.map(|(_, f, w)| (f, w));
         est
+    }
+
+    /// Packets the flows can have in the network at once: at each place (the flows crossing
+    /// it, `traffic`), and in all (`flows_bound`).
+    ///
+    /// A TCP flow's window is no bound in practice (an unlimited receiver window is 2^32
+    /// segments), but its congestion window is: it grows until the queue of its bottleneck
+    /// (where its share was decided, else its slowest hop) overflows, so the flows with the
+    /// same bottleneck have at most that queue and the bandwidth-delay product of their
+    /// longest round trip out between them, doubled for slow start's overshoot (the window
+    /// still doubles for a round trip before the sender learns of the loss), doubled again
+    /// for their ACKs, plus each flow's [`FlowDemand::burst`].
+    fn in_flight(
+        &self,
+        places: &Places<'_>,
+        demands: &[FlowDemand],
+        shares: &[share::Share],
+        min_size: &[f64],
+    ) -> (Vec<f64>, f64) {
+        // Each TCP flow's bottleneck place.
+        let bottleneck: Vec<Option<u32>> = (self.flows.iter().zip(demands).zip(shares))
+            .map(|((f, d), s)| {
+                f.tcp()?;
+                let filled = s
+                    .full_at
+                    .and_then(|r| d.data.iter().copied().find(|&p| places.resource(p) == r));
+                let slowest = || {
+                    d.data
+                        .iter()
+                        .copied()
+                        .min_by(|&a, &b| places.get(a).rate.0.cmp(&places.get(b).rate.0))
+                };
+                filled.or_else(slowest)
+            })
+            .collect();
+        // What the flows of each bottleneck can have out together.
+        let mut pipe = vec![0.0f64; places.len()];
+        let mut burst = vec![0.0f64; places.len()];
+        let mut wanted = vec![0.0f64; places.len()];
+        for (d, b) in demands.iter().zip(&bottleneck) {
+            if let Some(b) = *b {
+                let rate = places.get(b).rate.0 as f64;
+                let bdp = rate * d.rtt_s / (8.0 * d.packet_bytes);
+                pipe[b as usize] = pipe[b as usize].max(bdp.ceil() + 1.0);
+                burst[b as usize] += d.burst;
+                wanted[b as usize] += d.outstanding;
+            }
+        }
+        let group = |b: u32| {
+            let queued = queue_packets(&places.get(b).queue, min_size[b as usize]);
+            4.0 * (queued + pipe[b as usize]) + burst[b as usize]
+        };
+        let mut traffic = vec![0.0f64; places.len()];
+        let mut flows_bound = 0.0;
+        for (p, &w) in wanted.iter().enumerate() {
+            if w > 0.0 {
+                flows_bound += w.min(group(p as u32));
+            }
+        }
+        for ((f, d), b) in self.flows.iter().zip(demands).zip(&bottleneck) {
+            let outstanding = match *b {
+                Some(b) => d.outstanding.min(group(b)),
+                None => {
+                    flows_bound += d.outstanding;
+                    d.outstanding
+                }
+            };
+            let ack_path: &[u32] = if f.tcp().is_some() { &d.ack_path } else { &[] };
+            for &p in d.data.iter().chain(ack_path) {
+                traffic[p as usize] += outstanding;
+            }
+        }
+        (traffic, flows_bound)
     }
 
     /// Packets alive at the peak, over every place whose flows can fill it: its queue and

@@ -193,3 +193,123 @@ fn a_medium_counts_three_events_a_frame_and_its_stations_queues_as_places_packet
         "{err}"
     );
 }
+
+/// The benchmark dumbbell of `renolab.bench.reference_scenario`: `flows` unlimited Reno flows
+/// (ns-2 profile, 1500-byte packets) from S_i over 10x-faster 1 ms access links, a
+/// `bottleneck_bps` 8 ms bottleneck with a one-BDP DropTail queue, to D_i; flow i starts at
+/// (i-1) x `spacing_ms`.
+fn dumbbell(flows: usize, bottleneck_bps: u64, duration: &str, spacing_ms: f64) -> Scenario {
+    let bdp = (bottleneck_bps * 20).div_ceil(1000 * 8 * 1500);
+    let access = format!(
+        "rate = \"{}bps\"\ndelay = \"1ms\"\nqueue = {{ kind = \"droptail\", limit = 100000 }}\n",
+        10 * bottleneck_bps
+    );
+    let mut text = format!(
+        "[simulation]\nseed = 1\nprofile = \"ns2\"\nduration = \"{duration}\"\n\
+         [[link]]\nfrom = \"r1\"\nto = \"r2\"\nrate = \"{bottleneck_bps}bps\"\ndelay = \"8ms\"\n\
+         queue = {{ kind = \"droptail\", limit = {bdp} }}\n"
+    );
+    for i in 1..=flows {
+        text += &format!("[[link]]\nfrom = \"s{i}\"\nto = \"r1\"\n{access}");
+        text += &format!("[[link]]\nfrom = \"r2\"\nto = \"d{i}\"\n{access}");
+        text += &format!(
+            "[[flow]]\nname = \"f{i}\"\nvariant = \"reno\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\n\
+             start = \"{}ms\"\nmss = 1460\nheader_bytes = 40\nreceiver = {{ delayed_ack = false }}\n\
+             options = {{ window = 100000, initial_window = 2, initial_rto = \"3s\", min_rto = \"200ms\", clock_granularity = \"10ms\" }}\n",
+            (i - 1) as f64 * spacing_ms
+        );
+    }
+    Scenario::from_toml_str(&text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Within a factor of ten either way.
+fn within_ten_times(estimate: f64, truth: f64) -> bool {
+    estimate <= 10.0 * truth && truth <= 10.0 * estimate
+}
+
+#[test]
+fn shared_bottlenecks_estimate_within_ten_times_of_the_measured_run() {
+    // Events and peak packets alive of full-length runs of the benchmark dumbbells (`renolab
+    // bench`'s 1- and 10-flow reference cases, its --large case, and issue 18's 1000 flows
+    // starting 1 ms apart), measured with the release build; the estimate must be within
+    // 10x of the events and at least the peak, within 10x of it too.
+    let cases = [
+        (1, 1_000_000_000, "30s", 10.0, 17_087_527u64, 3_417u64),
+        (10, 1_000_000_000, "30s", 10.0, 17_182_030, 3_417),
+        (100, 10_000_000_000, "10s", 10.0, 53_114_893, 34_172),
+        (1000, 10_000_000_000, "10s", 1.0, 55_170_491, 34_298),
+    ];
+    for (flows, rate, duration, spacing, events, peak) in cases {
+        let e = dumbbell(flows, rate, duration, spacing).estimate();
+        let case = format!("{flows} flows over {rate} bit/s for {duration}: {e:?}");
+        assert!(within_ten_times(e.events as f64, events as f64), "{case}");
+        assert!(e.peak_packets >= peak, "{case}");
+        assert!(
+            within_ten_times(e.peak_packets as f64, peak as f64),
+            "{case}"
+        );
+        if flows == 1000 {
+            // `renolab run` peaked at 105 MB of RSS, the interpreter and results included.
+            assert!(
+                within_ten_times(e.memory_bytes as f64, 104_560_000.0),
+                "{case}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_thousand_flows_on_one_bottleneck_pass_the_default_limits() {
+    // Refused twice before the link was shared: 4.75e10 events (each flow at its path's
+    // line rate) and 53.7 GiB (every 100 Gb/s x 1 ms access wire and queue full at once).
+    let e = dumbbell(1000, 10_000_000_000, "10s", 1.0).estimate();
+    assert!(e.events < super::DEFAULT_MAX_EVENTS / 100, "{e:?}");
+    assert!(e.memory_bytes < super::DEFAULT_MAX_MEMORY / 100, "{e:?}");
+}
+
+#[test]
+fn short_dumbbell_runs_stay_within_their_estimates() {
+    // Cheap enough to run here: a second, past slow start, the flows starting 0.1 ms apart so
+    // that they all share the bottleneck.
+    for flows in [1, 20] {
+        let s = dumbbell(flows, 1_000_000_000, "1s", 0.1);
+        let e = s.estimate();
+        let out = crate::sim::run(&s, &crate::trace::TraceRequest::default(), false).unwrap();
+        let (events, peak) = (out.summary.events, out.summary.peak_packets);
+        let case = format!("{flows} flows: {events} events, peak {peak}; {e:?}");
+        assert!(within_ten_times(e.events as f64, events as f64), "{case}");
+        assert!(peak <= e.peak_packets, "{case}");
+        assert!(
+            within_ten_times(e.peak_packets as f64, peak as f64),
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn runaway_scenarios_are_still_refused_naming_the_field_and_the_way_out() {
+    let raise = "more than simulation.max_events = 10000000000; shorten the run or raise simulation.max_events";
+    // One CBR flow filling 100 Gb/s for 1000 s.
+    let e = scenario(
+        "duration = \"1000s\"",
+        "rate = \"100Gbps\"\ndelay = \"1ms\"",
+        "kind = \"cbr\"\nrate = \"100Gbps\"\npacket_bytes = 1500",
+    )
+    .unwrap_err();
+    assert!(e.starts_with("simulation.duration: the run would take about 1.67e10 events (flow \"f\" alone: about 8.33e9 packets over 1 hop(s) in 1000 s of simulated time)"), "{e}");
+    assert!(e.ends_with(raise), "{e}");
+    // A hundred TCP flows sharing 100 Gb/s for 1000 s: each gets a hundredth of the link,
+    // together as much as one alone.
+    let text = format!(
+        "[simulation]\nduration = \"1000s\"\n[[link]]\nfrom = \"r1\"\nto = \"r2\"\nrate = \"100Gbps\"\n{}",
+        (1..=100)
+            .map(|i| format!("[[link]]\nfrom = \"s{i}\"\nto = \"r1\"\nrate = \"1000Gbps\"\n[[flow]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"r2\"\nmss = 1460\n"))
+            .collect::<String>()
+    );
+    let e = Scenario::from_toml_str(&text).unwrap_err().to_string();
+    assert!(
+        e.starts_with("simulation.duration: the run would take about "),
+        "{e}"
+    );
+    assert!(e.ends_with(raise), "{e}");
+}
