@@ -19,9 +19,7 @@ impl Scoreboard {
     pub fn on_ack(&mut self, ack: u32, blocks: &SackBlocks) -> u32 {
         let mut fresh = 0;
         for (start, end) in blocks.iter() {
-            for seq in start.max(ack)..end {
-                fresh += self.sacked.insert(seq) as u32;
-            }
+            fresh += self.sacked.insert_range(start.max(ack), end);
         }
         self.sacked.clear_below(ack);
         self.retransmitted.clear_below(ack);

@@ -67,20 +67,60 @@ impl SeqSet {
     }
 
     /// The maximal run of consecutive members containing `seq`, as `[start, end)`;
-    /// `None` if `seq` is not a member.
+    /// `None` if `seq` is not a member. A word at a time: a loss episode's runs are
+    /// thousands of segments long and the receiver asks for three on every ACK.
     pub fn run_around(&self, seq: u32) -> Option<(u32, u32)> {
         if !self.contains(seq) {
             return None;
         }
-        let mut start = seq;
-        while start > 0 && self.contains(start - 1) {
-            start -= 1;
+        Some((
+            self.prev_absent_below(seq).wrapping_add(1),
+            self.next_absent_at_or_after(seq),
+        ))
+    }
+
+    /// The largest non-member below `seq` (which must be a member, so that one exists
+    /// at or above `first_word * 64 - 1`), as a wrapping `u32`: `u32::MAX` stands for -1.
+    fn prev_absent_below(&self, seq: u32) -> u32 {
+        let mut w = seq / 64;
+        let below = (1u64 << (seq % 64)) - 1;
+        let mut bits = !self.word(w) & below;
+        while bits == 0 {
+            if w == 0 {
+                return u32::MAX;
+            }
+            w -= 1;
+            bits = !self.word(w);
         }
-        let mut end = seq + 1;
-        while self.contains(end) {
-            end += 1;
+        w * 64 + 63 - bits.leading_zeros()
+    }
+
+    /// Adds every segment of `[lo, hi)`; returns how many were not members. A word at a
+    /// time, as a SACK block may cover thousands of segments.
+    pub fn insert_range(&mut self, lo: u32, hi: u32) -> u32 {
+        if lo >= hi {
+            return 0;
         }
-        Some((start, end))
+        // Make room for both ends first (insert() grows the deque either way).
+        let fresh_ends = self.insert(lo) as u32 + (hi - 1 > lo && self.insert(hi - 1)) as u32;
+        let mut fresh = fresh_ends;
+        let (first, last) = (lo / 64, (hi - 1) / 64);
+        for w in first..=last {
+            let from = if w == first { lo % 64 } else { 0 };
+            let to = if w == last { (hi - 1) % 64 } else { 63 };
+            let mut mask = (!0u64 >> (63 - to)) & (!0u64 << from);
+            if w == first {
+                mask &= !(1u64 << (lo % 64));
+            }
+            if w == last {
+                mask &= !(1u64 << ((hi - 1) % 64));
+            }
+            let word = &mut self.words[(w - self.first_word) as usize];
+            fresh += (mask & !*word).count_ones();
+            *word |= mask;
+        }
+        self.len += fresh - fresh_ends;
+        fresh
     }
 
     /// Removes every member below `seq`.
@@ -222,6 +262,43 @@ mod tests {
         assert_eq!(s.len(), 1);
         assert!(s.remove(200));
         assert!(s.is_empty());
+    }
+
+    #[test]
+    fn ranges_and_runs_agree_with_one_segment_at_a_time() {
+        // Runs and ranges across word boundaries, at the edges of the deque and inside it.
+        let ranges = [
+            (5, 6),
+            (60, 70),
+            (128, 320),
+            (0, 3),
+            (63, 65),
+            (300, 400),
+            (1000, 1001),
+        ];
+        let mut fast = SeqSet::default();
+        let mut slow = SeqSet::default();
+        for (lo, hi) in ranges {
+            let expected = (lo..hi).filter(|&x| slow.insert(x)).count() as u32;
+            assert_eq!(fast.insert_range(lo, hi), expected, "[{lo}, {hi})");
+            assert_eq!(fast.len(), slow.len());
+        }
+        for x in 0..1100 {
+            assert_eq!(fast.contains(x), slow.contains(x), "{x}");
+            let naive = slow.contains(x).then(|| {
+                let mut a = x;
+                while a > 0 && slow.contains(a - 1) {
+                    a -= 1;
+                }
+                let mut b = x + 1;
+                while slow.contains(b) {
+                    b += 1;
+                }
+                (a, b)
+            });
+            assert_eq!(fast.run_around(x), naive, "{x}");
+        }
+        assert_eq!(fast.insert_range(10, 10), 0);
     }
 
     #[test]

@@ -315,7 +315,11 @@ mod tests {
             let now = SimTime(i as u64 * 100_000);
             a.on_in_order_data(now);
             a.grow_window(MSS);
-            assert_eq!(a.decide(now, false, false, false, i + 1), AckNow::Yes, "segment {i}");
+            assert_eq!(
+                a.decide(now, false, false, false, i + 1),
+                AckNow::Yes,
+                "segment {i}"
+            );
             a.on_ack_sent();
         }
         // `quick |= 1` kept the sixteen quick ACKs of the first segment in reserve: they
@@ -324,13 +328,20 @@ mod tests {
             let now = SimTime(i as u64 * 100_000);
             a.on_in_order_data(now);
             a.grow_window(MSS);
-            assert_eq!(a.decide(now, false, false, false, i + 1), AckNow::Yes, "segment {i}");
+            assert_eq!(
+                a.decide(now, false, false, false, i + 1),
+                AckNow::Yes,
+                "segment {i}"
+            );
             a.on_ack_sent();
         }
         let now = SimTime((growing + 16) * 100_000);
         a.on_in_order_data(now);
         a.grow_window(MSS);
-        assert_eq!(a.decide(now, false, false, false, growing as u32 + 17), AckNow::Later);
+        assert_eq!(
+            a.decide(now, false, false, false, growing as u32 + 17),
+            AckNow::Later
+        );
         // A segment too small to grow the window (under 128 bytes) never quickens the ACK.
         let mut b = LinuxAcks::default();
         b.grow_window(100);
