@@ -3,6 +3,7 @@
 
     python tests/ns3/compare.py SCENARIO.toml... --out DIR [--runs N] [--renolab]
                                 [--profile linux] [--map cubic=TcpCubic ...] [--reuse]
+                                [--ns3-from reference.csv]
 
 Run n of a scenario is ns-3's RngRun n (RngSeed = the scenario's seed) and renolab's
 --seed n. Each scenario's ns-3 runs happen in one process (run_ns3.py --repeat N, so
@@ -12,6 +13,10 @@ RTT and mean queue. A scenario renolab refuses (exit status 2: an unknown varian
 profile or key) is marked "n/a" with renolab's message; so is every figure one side does
 not report. Writes DIR/<scenario>/{ns3,renolab}/run-<n>/, DIR/comparison.csv (mean, 95 %
 CI half-width and n per figure) and DIR/comparison.md, which is also printed.
+
+``--ns3-from CSV`` takes ns-3's figures from an earlier comparison.csv (such as
+``reference.csv``) instead of running ns-3, which takes minutes per scenario: the way to
+refresh renolab's side after a change to renolab.
 """
 
 from __future__ import annotations
@@ -98,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--map", action="append", default=[], metavar="VARIANT=TYPE",
                         help="passed to run_ns3.py: renolab variant -> ns-3 TCP type")
     parser.add_argument("--reuse", action="store_true", help="keep runs already in DIR instead of redoing them")
+    parser.add_argument("--ns3-from", type=Path, metavar="CSV",
+                        help="ns-3's figures from this comparison.csv instead of running ns-3")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs: must be at least 1")
@@ -113,7 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     for scenario in args.scenarios:
         base = args.out / scenario.stem
         t0 = time.perf_counter()
-        ns3 = run_ns3(scenario, base / "ns3", args.runs, args.map, args.reuse)
+        if args.ns3_from:
+            ns3 = table.Side()
+        else:
+            ns3 = run_ns3(scenario, base / "ns3", args.runs, args.map, args.reuse)
         t1 = time.perf_counter()
         if args.renolab:
             ren = run_renolab(scenario, base / "renolab", args.runs, args.profile,
@@ -126,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"compare.py: {scenario.stem}: ns-3 failed: {ns3.status}", file=sys.stderr)
         print(f"{scenario.stem}: ns-3 {t1 - t0:.0f} s, renolab {t2 - t1:.0f} s"
               + (f" (renolab n/a: {ren.status})" if args.renolab and ren.status else ""), file=sys.stderr)
-        rows += table.rows(scenario.stem, ns3, ren, quantile)
+        these = table.rows(scenario.stem, ns3, ren, quantile)
+        if args.ns3_from:
+            these = table.with_ns3_from(these, scenario.stem, table.read_reference(args.ns3_from), ren.status)
+        rows += these
     args.out.mkdir(parents=True, exist_ok=True)
     table.write_csv(args.out / "comparison.csv", rows)
     text = table.markdown(rows, args.runs)

@@ -445,8 +445,14 @@ def _queue(t: _Table, counts_default: bool) -> Queue:
     if "limit_bytes" in t.data:
         raise SpecError(f"{t.field('limit_bytes')}: the ns-3 harness takes queue limits in packets; use limit")
     if kind == "droptail":
-        t.only({"kind", "limit", "counts_transmitting"}, {}, [])
+        t.only({"kind", "limit", "counts_transmitting", "ecn_threshold"}, {}, [])
         limit = t.whole("limit", DEFAULT_QUEUE_LIMIT, low=1)
+        if "ecn_threshold" in t.data:
+            # DCTCP's step marking at K packets waiting is ns-3's RED with min_th = max_th =
+            # K, w_q = 1 (the instantaneous queue) and ECN, as ns-3's dctcp-example does.
+            k = t.number("ecn_threshold", 0, 1, limit)
+            return Queue("red", limit, min_th=k, max_th=k, max_p=1.0, w_q=1.0, gentle=False, wait=False,
+                         ecn=True)
         # renolab's limit counts the packet on the wire only when counts_transmitting is set
         # (ns-2's drop-tail.cc; by default only under the ns2 profile).
         counts = t.flag("counts_transmitting", counts_default)

@@ -182,6 +182,30 @@ def rows(scenario: str, ns3: Side, renolab: Side, quantile: Callable[[float, flo
     return out
 
 
+def read_reference(path: Path) -> dict[tuple[str, str, str], tuple[float, float, int]]:
+    """ns-3's (mean, CI half-width, n) per (scenario, item, metric) of a comparison.csv."""
+    def num(x: str) -> float:
+        return float(x) if x else math.nan
+
+    return {(r["scenario"], r["item"], r["metric"]): (num(r["ns3_mean"]), num(r["ns3_ci95"]), int(r["ns3_n"] or 0))
+            for r in _read(path)}
+
+
+def with_ns3_from(table: Sequence[Row], scenario: str, reference: dict[tuple[str, str, str], tuple[float, float, int]],
+                  renolab_status: str) -> list[Row]:
+    """`table` (renolab's side only) with ns-3's figures of `scenario` from `reference`,
+    in the reference's order, and renolab's figures the reference lacks after them."""
+    mine = {(r.item, r.metric): r for r in table}
+    none = (math.nan, math.nan, 0)
+    out = []
+    for (scen, item, metric), stat in reference.items():
+        if scen == scenario:
+            r = mine.pop((item, metric), None)
+            out.append(Row(scenario, item, metric, stat, r.renolab if r else none, renolab_status))
+    out += [Row(scenario, r.item, r.metric, none, r.renolab, renolab_status) for r in mine.values()]
+    return out
+
+
 def fmt(stat: tuple[float, float, int], digits: int = 3) -> str:
     """``12.3 ± 0.4`` (n runs shown by the header), ``12.3`` for one run, ``n/a``."""
     mean, half, n = stat
