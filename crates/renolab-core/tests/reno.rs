@@ -70,7 +70,7 @@ fn an_8_mib_transfer_takes_slow_start_rounds_plus_serialisation() {
 
     assert_eq!(f.bytes_delivered, bytes);
     assert_eq!((f.retransmits, f.timeouts, f.drops), (0, 0, 0));
-    let measured = (f.finish.unwrap().0 - f.first_send.unwrap().0) as u64;
+    let measured = f.finish.unwrap().0 - f.first_send.unwrap().0;
     assert_eq!(measured, expected, "k = {k} rounds, rtt0 = {rtt0} ns");
 }
 

@@ -64,7 +64,7 @@ fn go(s: &Scenario) -> RunOutput {
 /// (fast retransmits, timeouts, retransmits) of the only flow.
 fn counts(out: &RunOutput) -> (u64, u64, u64) {
     let f = &out.flows[0];
-    assert_eq!(f.finish.is_some(), true, "flow finished");
+    assert!(f.finish.is_some(), "flow finished");
     (f.fast_retransmits, f.timeouts, f.retransmits)
 }
 
@@ -188,7 +188,7 @@ fn two_losses_cost_newreno_two_rtts_and_no_timeout() {
     assert_eq!((r[0].1, r[1].1), (100, 102));
     // The second hole is retransmitted one RTT after the first (on the partial ACK).
     let gap = r[1].0 - r[0].0;
-    assert!(gap >= RTT_NS && gap < RTT_NS + 10_000_000, "{gap}");
+    assert!((RTT_NS..RTT_NS + 10_000_000).contains(&gap), "{gap}");
 }
 
 #[test]

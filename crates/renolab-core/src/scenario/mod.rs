@@ -251,6 +251,9 @@ pub struct CbrSpec {
 }
 
 /// What a flow carries.
+// A TcpSpec is large next to a CbrSpec; a scenario holds one per flow, built once, so boxing
+// would only add a pointer chase for every reader.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Traffic {
     /// A TCP connection with a bulk-transfer application.

@@ -6,7 +6,7 @@ use super::{Endpoints, FlowCounters, Simulation};
 use crate::app::{CbrSink, CbrSource};
 use crate::net::LinkDir;
 use crate::time::SimTime;
-use crate::trace::{layout, record_bytes, TraceData, Tracer};
+use crate::trace::{layout, record_bytes, FinishedTrace, TraceData, Tracer};
 
 /// Why the event loop ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,11 +246,7 @@ pub struct RunOutput {
     /// Summary.
     pub summary: RunSummary,
     /// The recorded traces: name, record layout (field name, numpy dtype), records.
-    pub traces: Vec<(
-        &'static str,
-        &'static [(&'static str, &'static str)],
-        TraceData,
-    )>,
+    pub traces: Vec<FinishedTrace>,
 }
 
 /// A decoded `cwnd` trace, for tests and Rust users.

@@ -126,12 +126,11 @@ impl Rfc6298 {
     /// caller's job). Clears the back-off (RFC 6298 §5.7 keeps it only until a new sample).
     pub fn on_sample(&mut self, measured: SimDuration) {
         let g = self.config.granularity.0;
-        let r = if g > 0 {
-            (measured.0 + g / 2) / g * g
-        } else {
-            measured.0
-        }
-        .max(g);
+        // Rounded to the clock's granularity (none when it is 0).
+        let r = (measured.0 + g / 2)
+            .checked_div(g)
+            .map_or(measured.0, |ticks| ticks * g)
+            .max(g);
         match self.srtt {
             None => {
                 // RFC 6298 §2.2

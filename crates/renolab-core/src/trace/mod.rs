@@ -20,6 +20,13 @@ use crate::time::{SimDuration, SimTime};
 pub use pcap::{PcapFlow, PcapSet};
 pub use sink::{Record, TraceData, TraceSink};
 
+/// A recorded trace: its name, its record layout (field name, numpy dtype) and its records.
+pub type FinishedTrace = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    TraceData,
+);
+
 /// What happened to a segment, for the time-sequence trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -431,16 +438,7 @@ impl Recorder {
     }
 
     /// The finished traces, by name, with their layouts; or the first error.
-    pub fn finish(
-        self,
-    ) -> Result<
-        Vec<(
-            &'static str,
-            &'static [(&'static str, &'static str)],
-            TraceData,
-        )>,
-        String,
-    > {
+    pub fn finish(self) -> Result<Vec<FinishedTrace>, String> {
         if let Some(p) = self.pcap {
             p.finish()?;
         }

@@ -46,8 +46,7 @@ impl Prr {
         let mut sndcnt: i64 = if delta < 0 {
             // RFC 6937 proportional part: sndcnt = CEIL(prr_delivered * ssthresh /
             // RecoverFS) - prr_out.
-            let target = (ssthresh as u64 * self.delivered as u64 + self.prior_cwnd as u64 - 1)
-                / self.prior_cwnd as u64;
+            let target = (ssthresh as u64 * self.delivered as u64).div_ceil(self.prior_cwnd as u64);
             target as i64 - self.out as i64
         } else {
             // Below ssthresh: packet conservation (what was delivered), plus one segment of
