@@ -5,8 +5,6 @@ use super::cc::{Cc, Dctcp, Reno};
 use super::config::{Dialect, ReceiverConfig, SenderConfig, Transfer};
 use super::ecn::EchoMode;
 use super::receiver::{AckOut, TcpReceiver};
-use super::recovery::RecoveryKind;
-use super::rtt::RtoConfig;
 use super::sender::TcpSender;
 use super::window::Window;
 use crate::net::Ecn;
@@ -18,25 +16,11 @@ const TRANSFER: Transfer = Transfer {
 };
 
 fn sender(cc: Cc) -> TcpSender {
+    // RFC-dialect Reno recovery with IW 10 and ECN on.
     let config = SenderConfig {
-        header_bytes: 40,
         initial_window: 10,
-        initial_ssthresh: u32::MAX,
-        receiver_window: 1000,
-        dupack_threshold: 3,
-        rto: RtoConfig {
-            initial: SimDuration::from_secs(1),
-            min: SimDuration::from_millis(200),
-            max: SimDuration::from_secs(60),
-            granularity: SimDuration::ZERO,
-        },
-        handshake: false,
-        dialect: Dialect::Rfc,
-        recovery: RecoveryKind::Reno,
-        limited_transmit: false,
-        clock_phase: None,
-        pacing: false,
         ecn: true,
+        ..super::sender::tests_support::config()
     };
     let mut s = TcpSender::new(config, TRANSFER, cc, 0);
     s.start(SimTime::ZERO);

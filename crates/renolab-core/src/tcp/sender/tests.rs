@@ -4,30 +4,13 @@
 use super::*;
 use crate::tcp::cc::{NewReno, Reno, Vegas, VegasConfig};
 use crate::tcp::recovery::{NewRenoConfig, RecoveryKind, TimerReset};
-use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sack::SackBlocks;
 use crate::time::SimDuration;
 
 fn config(recovery: RecoveryKind) -> SenderConfig {
     SenderConfig {
-        header_bytes: 40,
-        initial_window: 1,
-        initial_ssthresh: u32::MAX,
-        receiver_window: 1000,
-        dupack_threshold: 3,
-        rto: RtoConfig {
-            initial: SimDuration::from_secs(1),
-            min: SimDuration::from_millis(200),
-            max: SimDuration::from_secs(60),
-            granularity: SimDuration::ZERO,
-        },
-        handshake: false,
-        dialect: Dialect::Rfc,
         recovery,
-        limited_transmit: false,
-        clock_phase: None,
-        pacing: false,
-        ecn: false,
+        ..tests_support::config()
     }
 }
 
