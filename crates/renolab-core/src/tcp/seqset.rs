@@ -18,24 +18,30 @@ impl SeqSet {
     /// Adds `seq`; returns false if it was already present.
     pub fn insert(&mut self, seq: u32) -> bool {
         let w = seq / 64;
-        if self.words.is_empty() {
-            self.first_word = w;
-        }
-        if w < self.first_word {
-            for _ in w..self.first_word {
-                self.words.push_front(0);
-            }
-            self.first_word = w;
-        }
+        self.cover_words(w, w);
         let i = (w - self.first_word) as usize;
-        if i >= self.words.len() {
-            self.words.resize(i + 1, 0);
-        }
         let bit = 1u64 << (seq % 64);
         let fresh = self.words[i] & bit == 0;
         self.words[i] |= bit;
         self.len += fresh as u32;
         fresh
+    }
+
+    /// Grows the bitmap so that it holds words `first..=last`.
+    fn cover_words(&mut self, first: u32, last: u32) {
+        if self.words.is_empty() {
+            self.first_word = first;
+        }
+        if first < self.first_word {
+            for _ in first..self.first_word {
+                self.words.push_front(0);
+            }
+            self.first_word = first;
+        }
+        let need = (last - self.first_word) as usize + 1;
+        if self.words.len() < need {
+            self.words.resize(need, 0);
+        }
     }
 
     /// Removes `seq`; returns whether it was present. Drops leading empty words.
@@ -101,25 +107,18 @@ impl SeqSet {
         if lo >= hi {
             return 0;
         }
-        // Make room for both ends first (insert() grows the deque either way).
-        let fresh_ends = self.insert(lo) as u32 + (hi - 1 > lo && self.insert(hi - 1)) as u32;
-        let mut fresh = fresh_ends;
         let (first, last) = (lo / 64, (hi - 1) / 64);
+        self.cover_words(first, last);
+        let mut fresh = 0;
         for w in first..=last {
             let from = if w == first { lo % 64 } else { 0 };
             let to = if w == last { (hi - 1) % 64 } else { 63 };
-            let mut mask = (!0u64 >> (63 - to)) & (!0u64 << from);
-            if w == first {
-                mask &= !(1u64 << (lo % 64));
-            }
-            if w == last {
-                mask &= !(1u64 << ((hi - 1) % 64));
-            }
+            let mask = (!0u64 >> (63 - to)) & (!0u64 << from);
             let word = &mut self.words[(w - self.first_word) as usize];
             fresh += (mask & !*word).count_ones();
             *word |= mask;
         }
-        self.len += fresh - fresh_ends;
+        self.len += fresh;
         fresh
     }
 
