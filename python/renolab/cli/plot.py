@@ -70,10 +70,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace, directory: Path, out: Path, formats: list[str]) -> int:
-    import matplotlib
     import pandas as pd
 
     from renolab.plot import IMAGE_FORMATS, sweep
+    from renolab.plot.figure import save_figure
 
     if args.kind or args.flow or args.link:
         raise UsageError("--kind, --flow and --link are for a run directory; for a sweep use --x, --y and --hue")
@@ -91,12 +91,6 @@ def _sweep(args: argparse.Namespace, directory: Path, out: Path, formats: list[s
     out.mkdir(parents=True, exist_ok=True)
     x_label = fig.axes[0].get_xlabel()
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{args.y}-vs-{x_label}")
-    written = []
-    with matplotlib.rc_context({"svg.hashsalt": "renolab", "svg.fonttype": "none"}):
-        for fmt in formats:
-            path = out / f"{stem}.{fmt}"
-            metadata = {"Date": None} if fmt in ("svg", "pdf") else {"Software": None}
-            fig.savefig(path, format=fmt, dpi=120, metadata=metadata)
-            written.append(path)
+    written = [save_figure(fig, out / f"{stem}.{fmt}", dpi=120, fmt=fmt) for fmt in formats]
     print(f"wrote {', '.join(p.name for p in written)} to {out}")
     return EXIT_OK

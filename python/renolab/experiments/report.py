@@ -283,18 +283,16 @@ class Report:
 
     def figure(self, fig: Any, number: str, caption: str) -> None:
         """Title *fig* "<number> — <caption>", save it as ``<slug>.png`` and ``.svg`` (and close it
-        if pyplot made it).  Build figures with ``matplotlib.figure.Figure(...)`` (no pyplot state)
-        or pyplot, either works."""
+        if pyplot made it).  Build figures with :func:`renolab.plot.figure.new_axes` (no pyplot
+        state) or pyplot, either works."""
+        from renolab.plot.figure import save_figure
+
         name = slug(number)
         # Wrap long titles to the figure's width (about 12 characters per inch at this size).
         width = max(40, int(fig.get_size_inches()[0] * 12))
         fig.suptitle(textwrap.fill(f"{number} — {caption}", width), fontsize="medium")
-        png, svg = self.out / f"{name}.png", self.out / f"{name}.svg"
-        # A figure with a layout engine (constrained / tight) is laid out already; a second
-        # "tight" bounding-box pass would double the drawing time.
-        bbox = None if fig.get_layout_engine() is not None else "tight"
-        fig.savefig(png, dpi=100, bbox_inches=bbox, metadata={"Software": None})
-        fig.savefig(svg, bbox_inches=bbox, metadata={"Date": None})
+        png = save_figure(fig, self.out / f"{name}.png", dpi=100)
+        svg = save_figure(fig, self.out / f"{name}.svg", dpi=100)
         if "matplotlib.pyplot" in sys.modules:  # a pyplot figure: release it
             sys.modules["matplotlib.pyplot"].close(fig)
         self.items.append(_Item("figure", number=number, caption=caption, files=[png.name, svg.name]))

@@ -1,0 +1,46 @@
+"""Figures of a run: cwnd, time-sequence graph, throughput, queue length, the controllers'
+state (BBR's pacing rate and modes) and a summary page; and a sweep's metric against its
+parameters.
+
+Every function takes a :class:`renolab.Result` -- fresh from a run, or read back from a run
+directory with :meth:`renolab.Result.load` -- and returns a :class:`matplotlib.figure.Figure`
+(no pyplot state, so they work headless and in notebooks alike)::
+
+    fig = result.plot.cwnd()            # or renolab.plot.cwnd(result)
+    fig.savefig("cwnd.svg")
+
+``renolab plot DIR [--kind cwnd,seq,throughput,queue,cc,summary] [--format png,svg]``
+(:mod:`renolab.cli.plot`) writes them from the saved files of a run directory.
+
+The modules: :mod:`~renolab.plot.figure` (the one figure factory, for every figure renolab
+draws), :mod:`~renolab.plot.time_series`, :mod:`~renolab.plot.controller`,
+:mod:`~renolab.plot.summary_page`, :mod:`~renolab.plot.sweep_figure` and
+:mod:`~renolab.plot.files` (``renolab plot``'s choice of figures and their files).
+"""
+
+from __future__ import annotations
+
+from renolab.plot._common import KINDS, NEEDS, bottlenecks
+from renolab.plot.controller import MODE_COLOURS, cc
+from renolab.plot.files import IMAGE_FORMATS, available_kinds, save_figures
+from renolab.plot.summary_page import summary
+from renolab.plot.sweep_figure import sweep, sweep_params
+from renolab.plot.time_series import cwnd, queue, seq, throughput
+
+__all__ = [
+    "IMAGE_FORMATS",
+    "KINDS",
+    "MODE_COLOURS",
+    "NEEDS",
+    "available_kinds",
+    "bottlenecks",
+    "cc",
+    "cwnd",
+    "queue",
+    "save_figures",
+    "seq",
+    "summary",
+    "sweep",
+    "sweep_params",
+    "throughput",
+]

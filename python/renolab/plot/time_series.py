@@ -1,0 +1,165 @@
+"""The time series of one run: congestion window, time-sequence graph, throughput and
+queue length, each against simulated time."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from renolab.plot._common import UNBOUNDED, bottlenecks, end_time, flow_names, label_time_axes, seconds_text, target
+from renolab.plot.figure import RASTER_POINTS
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from renolab.results import Result
+
+
+def cwnd(
+    run: Result,
+    *,
+    flows: Sequence[str] | str | None = None,
+    ssthresh: bool = True,
+    inflated: bool = False,
+    ax: Axes | None = None,
+) -> Figure:
+    """The congestion controller's window (solid) and slow-start threshold (dashed) vs time,
+    per flow, in segments; an unbounded ssthresh is not drawn.  The window is cwnd without
+    Reno's fast-recovery inflation; *inflated* adds the window the sender may fill during
+    fast recovery (dotted, the ``inflated_cwnd`` column)."""
+    fig, ax = target(ax)
+    frame = run.trace("cwnd")
+    end = end_time(run, frame)
+    for i, flow in enumerate(flow_names(frame, flows)):
+        part = frame[frame["flow"].astype(str) == flow]
+        t = np.append(part["time_s"].to_numpy(dtype=np.float64), end)
+        colour = f"C{i % 10}"
+        w = part["cwnd"].to_numpy(dtype=np.float64)
+        ax.step(t, np.append(w, w[-1:]), where="post", color=colour, lw=1.2, label=f"{flow} cwnd",
+                rasterized=len(t) > RASTER_POINTS)
+        if inflated and "inflated_cwnd" in part:
+            v = part["inflated_cwnd"].to_numpy(dtype=np.float64)
+            ax.step(t, np.append(v, v[-1:]), where="post", color=colour, lw=0.8, ls=":",
+                    label=f"{flow} cwnd + recovery inflation", rasterized=len(t) > RASTER_POINTS)
+        if ssthresh:
+            s = part["ssthresh"].to_numpy(dtype=np.float64)
+            s = np.where(s >= UNBOUNDED, np.nan, s)
+            if not np.all(np.isnan(s)):
+                ax.step(t, np.append(s, s[-1:]), where="post", color=colour, lw=1.0, ls="--",
+                        label=f"{flow} ssthresh", rasterized=len(t) > RASTER_POINTS)
+    ylabel = "window (segments)" if inflated else "cwnd, no recovery inflation (segments)"
+    label_time_axes(ax, ylabel, "Congestion window")
+    return fig
+
+
+def seq(run: Result, *, flow: str | None = None, ax: Axes | None = None) -> Figure:
+    """Time-sequence graph of one flow (default: the first), tcptrace style: segments sent
+    (dots), retransmissions (red circles), the cumulative ACK (green step line), data
+    segments dropped (black crosses) and ACKs dropped (grey pluses)."""
+    fig, ax = target(ax)
+    frame = run.trace("seq")
+    names = flow_names(frame, flow)
+    if not names:
+        ax.set_title("Time-sequence graph")
+        return fig
+    name = names[0]
+    part = frame[frame["flow"].astype(str) == name]
+    event = part["event"].astype(str).to_numpy()
+    t = part["time_s"].to_numpy(dtype=np.float64)
+    s = part["seq"].to_numpy(dtype=np.float64)
+    big = len(part) > RASTER_POINTS
+
+    def mark(which: str, **style: Any) -> None:
+        m = event == which
+        if m.any():
+            ax.plot(t[m], s[m], ls="none", rasterized=big, **style)
+
+    acked = event == "acked"
+    if acked.any():
+        cum = np.maximum.accumulate(s[acked])
+        ax.step(t[acked], cum, where="post", color="tab:green", lw=1.0, label="cumulative ACK", rasterized=big)
+    mark("sent", marker=".", ms=2.5, color="tab:blue", label="sent")
+    mark("retransmitted", marker="o", ms=5, mfc="none", color="tab:red", label="retransmitted")
+    mark("dropped", marker="x", ms=5, color="black", label="dropped")
+    mark("ack_dropped", marker="+", ms=5, color="0.5", label="ACK dropped")
+    label_time_axes(ax, "sequence number (segments)", f"Time-sequence graph: {name}", from_zero=False,
+                     loc="upper left", markerscale=1.5)
+    return fig
+
+
+def throughput(
+    run: Result,
+    *,
+    bin_s: float | None = None,
+    flows: Sequence[str] | str | None = None,
+    sent: bool = False,
+    ax: Axes | None = None,
+) -> Figure:
+    """Delivered throughput per flow vs time (solid: payload of the segments reaching the
+    receiver, each once, so no curve exceeds the bottleneck), in Mb/s, in bins of *bin_s*
+    (default about a hundredth of the run); the bottleneck capacity as a grey line.  *sent*
+    adds the sending rate (dotted: every data segment sent, retransmissions included, which
+    may exceed the bottleneck while the queue fills).  A ``seq`` trace recorded before
+    renolab traced arrivals at the receiver falls back to the ACK-based goodput, said in the
+    legend."""
+    fig, ax = target(ax)
+    series = run.throughput(bin_s)
+    bin_width = float(series["time_s"].diff().dropna().iloc[0]) if series["time_s"].nunique() > 1 else (bin_s or 1.0)
+    delivered = "delivered_bps" in series and bool(series["delivered_bps"].notna().any())
+    for i, flow in enumerate(flow_names(series, flows)):
+        part = series[series["flow"].astype(str) == flow]
+        t = np.append(part["time_s"].to_numpy(dtype=np.float64), part["time_s"].iloc[-1] + bin_width)
+        colour = f"C{i % 10}"
+        column, what = ("delivered_bps", "delivered") if delivered else ("goodput_bps", "goodput (ACK-based)")
+        g = part[column].to_numpy(dtype=np.float64) / 1e6
+        ax.step(t, np.append(g, g[-1:]), where="post", color=colour, lw=1.2, label=f"{flow} {what}")
+        if sent:
+            r = part["sent_bps"].to_numpy(dtype=np.float64) / 1e6
+            ax.step(t, np.append(r, r[-1:]), where="post", color=colour, lw=0.8, ls=":", label=f"{flow} sent")
+    if "bottleneck_bps" in run.flows:
+        capacities = sorted({float(c) for c in run.flows["bottleneck_bps"].dropna()})
+        for c in capacities[:3]:
+            ax.axhline(c / 1e6, color="0.5", lw=0.8, ls="--")
+        if capacities:
+            ax.plot([], [], color="0.5", lw=0.8, ls="--", label="bottleneck capacity")
+    label_time_axes(ax, "throughput at the receiver (Mb/s)" if delivered else "goodput, ACK-based (Mb/s)",
+                     f"Delivered throughput ({seconds_text(bin_width)} bins)" if delivered else f"Throughput ({seconds_text(bin_width)} bins)")
+    return fig
+
+
+def queue(
+    run: Result, *, links: Sequence[str] | str | None = None, average: bool = True, ax: Axes | None = None
+) -> Figure:
+    """Queue length (packets waiting) vs time per link direction; by default the flows'
+    bottlenecks (``flows.csv``'s ``bottleneck`` column), else every direction whose queue ever
+    held a packet.  For a RED queue, *average* adds RED's average queue (dashed, the
+    trace's ``avg_packets``)."""
+    fig, ax = target(ax)
+    frame = run.trace("queue")
+    present = [str(x) for x in pd.unique(frame["link"].dropna().astype(str))]
+    if links is None:
+        chosen = [x for x in bottlenecks(run) if x in present]
+        if not chosen:
+            busy = frame.groupby(frame["link"].astype(str))["packets"].max()
+            chosen = [x for x in present if busy.get(x, 0) > 0] or present
+    else:
+        wanted = [links] if isinstance(links, str) else [str(x) for x in links]
+        chosen = [x for x in wanted if x in present]
+    end = end_time(run, frame)
+    for i, link in enumerate(chosen):
+        part = frame[frame["link"].astype(str) == link]
+        t = np.append(part["time_s"].to_numpy(dtype=np.float64), end)
+        q = part["packets"].to_numpy(dtype=np.float64)
+        ax.step(t, np.append(q, q[-1:]), where="post", color=f"C{i % 10}", lw=1.0, label=link,
+                rasterized=len(t) > RASTER_POINTS)
+        if average and "avg_packets" in part:
+            a = part["avg_packets"].to_numpy(dtype=np.float64)
+            if np.isfinite(a).any():
+                ax.step(t, np.append(a, a[-1:]), where="post", color=f"C{i % 10}", lw=1.2, ls="--",
+                        label=f"{link} RED average", rasterized=len(t) > RASTER_POINTS)
+    label_time_axes(ax, "queue length (packets)", "Queue length" + (" at the bottleneck" if links is None and len(chosen) == 1 else ""))
+    return fig
