@@ -11,7 +11,9 @@ Every mean-and-interval renolab reports (sweep summaries, the studies' tables an
   the mean is NaN too).  A caller that must still decide something with one run (e.g.
   ``renolab validate --runs 1`` on a random scenario) says so where it decides.
 
-:func:`student_t_quantile` computes the t quantile without scipy.
+:func:`student_t_quantile` computes the t quantile without scipy.  Two more statistics the
+studies share: :func:`wilson_interval` (the interval of a proportion) and :func:`spearman`
+(rank correlation).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import math
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-__all__ = ["MeanCI", "mean_ci", "student_t_quantile"]
+__all__ = ["MeanCI", "mean_ci", "spearman", "student_t_quantile", "wilson_interval"]
 
 
 class MeanCI(NamedTuple):
@@ -53,6 +55,29 @@ def mean_ci(values: Iterable[Any], confidence: float = 0.95) -> MeanCI:
     level = 1.0 - (1.0 - confidence) / 2.0
     half = student_t_quantile(level, n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
     return MeanCI(mean, half, n)
+
+
+def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of the proportion *k* / *n* (95 % with the default *z*);
+    (NaN, NaN) for n = 0.  Unlike the normal approximation it stays inside [0, 1] and is
+    sensible for proportions near 0 or 1."""
+    if n == 0:
+        return math.nan, math.nan
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def spearman(x: Iterable[Any], y: Iterable[Any]) -> float:
+    """Spearman's rank correlation of *x* and *y* (average ranks for ties), without scipy;
+    0.0 when either has no spread (nothing to rank)."""
+    import pandas as pd
+
+    rx, ry = pd.Series(list(x)).rank(), pd.Series(list(y)).rank()
+    if rx.std() == 0 or ry.std() == 0:
+        return 0.0
+    return float(rx.corr(ry))
 
 
 # ----- Student's t quantile (no scipy) -----------------------------------------------------------
