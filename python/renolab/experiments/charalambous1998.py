@@ -38,7 +38,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from renolab.experiments._aggregate import VARIANT_COLOURS, VARIANT_LABELS, new_figure
+from renolab.experiments.style import VARIANT_COLOURS, VARIANT_LABELS
+from renolab.plot.figure import new_axes as new_figure
 from renolab.experiments.report import INCONCLUSIVE, Report, paper_values
 from renolab.experiments.runner import run_many
 from renolab.scenario import Scenario

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from renolab.experiments import charalambous1998 as study
-from renolab.experiments._aggregate import new_figure
+from renolab.plot.figure import new_axes as new_figure
 from renolab.experiments.report import Report, paper_values
 from renolab.experiments.runner import run_many
 from renolab.scenario import Scenario

@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from renolab.experiments._aggregate import VARIANT_COLOURS, new_figure
+from renolab.experiments.style import VARIANT_COLOURS
+from renolab.plot.figure import new_axes as new_figure
 from renolab.experiments.report import Report, against, all_of, paper_values
 from renolab.experiments.runner import run_many
 from renolab.scenario import Scenario

@@ -1,4 +1,4 @@
-"""The figures of fickling's report (experiments 1-3), from the study's mean tables."""
+"""fickling's figures (experiments 1-3), drawn from the experiments' mean tables."""
 
 from __future__ import annotations
 
@@ -6,17 +6,14 @@ from typing import Any
 
 import pandas as pd
 
-from renolab.experiments._aggregate import VARIANT_COLOURS, VARIANT_LABELS, new_figure
-from renolab.experiments.fickling import (
-    EXP3_CBR_START_S,
-    VARIANTS,
-)
-
-__all__ = ["fig_exp1", "fig_pair", "fig_newreno_vegas", "fig_jain", "fig_exp3"]
+from renolab.experiments.fickling.scenarios import EXP3_CBR_START_S, VARIANTS
+from renolab.experiments.style import VARIANT_COLOURS, VARIANT_LABELS
+from renolab.plot.figure import new_axes
 
 
-def fig_exp1(e1: pd.DataFrame, metric: str, label: str) -> Any:
-    fig, ax = new_figure(7.0, 4.2)
+def metric_vs_cbr_rate(e1: pd.DataFrame, metric: str, label: str) -> Any:
+    """Figs. 2-4: experiment 1's mean *metric* of each variant against the CBR rate."""
+    fig, ax = new_axes(7.0, 4.2)
     for v in VARIANTS:
         part = e1[e1["variant"] == v].sort_values("cbr_mbps")
         ax.plot(part["cbr_mbps"], part[metric], marker="o", ms=3, color=VARIANT_COLOURS[v], label=VARIANT_LABELS[v])
@@ -27,8 +24,10 @@ def fig_exp1(e1: pd.DataFrame, metric: str, label: str) -> Any:
     return fig
 
 
-def fig_pair(e2: pd.DataFrame, pair: str, metric: str, label: str, runs: pd.DataFrame | None = None) -> Any:
-    fig, ax = new_figure(7.0, 4.2)
+def pair_metric_vs_cbr_rate(e2: pd.DataFrame, pair: str, metric: str, label: str, runs: pd.DataFrame | None = None) -> Any:
+    """Figs. 5-8: the two flows' mean *metric* of *pair* against the CBR rate (and seed 1's,
+    dotted, when *runs* is given)."""
+    fig, ax = new_axes(7.0, 4.2)
     first, second = pair.split("-")
     part = e2[e2["pair"] == pair].sort_values("cbr_mbps")
     colours = ("#d62728", "#1f77b4") if first == second else (VARIANT_COLOURS[first], VARIANT_COLOURS[second])
@@ -44,8 +43,9 @@ def fig_pair(e2: pd.DataFrame, pair: str, metric: str, label: str, runs: pd.Data
     return fig
 
 
-def fig_newreno_vegas(e2: pd.DataFrame) -> Any:
-    fig, (ax_t, ax_l) = new_figure(11.0, 4.0, 1, 2)
+def newreno_vegas(e2: pd.DataFrame) -> Any:
+    """Fig. R1: NewReno's and Vegas' throughput and latency when they compete."""
+    fig, (ax_t, ax_l) = new_axes(11.0, 4.0, 1, 2)
     part = e2[e2["pair"] == "newreno-vegas"].sort_values("cbr_mbps")
     for flow, v in (("a", "newreno"), ("b", "vegas")):
         ax_t.plot(part["cbr_mbps"], part[f"{flow}_mbps"], marker="o", ms=3, color=VARIANT_COLOURS[v], label=VARIANT_LABELS[v])
@@ -59,8 +59,9 @@ def fig_newreno_vegas(e2: pd.DataFrame) -> Any:
     return fig
 
 
-def fig_jain(e2: pd.DataFrame) -> Any:
-    fig, ax = new_figure(7.0, 4.2)
+def jain_vs_cbr_rate(e2: pd.DataFrame) -> Any:
+    """Fig. R2: each pair's mean Jain's index against the CBR rate."""
+    fig, ax = new_axes(7.0, 4.2)
     styles = {"vegas-vegas": VARIANT_COLOURS["vegas"], "reno-reno": VARIANT_COLOURS["reno"], "reno-newreno": VARIANT_COLOURS["newreno"], "newreno-vegas": "#8c564b"}
     for pair, colour in styles.items():
         part = e2[e2["pair"] == pair].sort_values("cbr_mbps")
@@ -74,8 +75,9 @@ def fig_jain(e2: pd.DataFrame) -> Any:
     return fig
 
 
-def fig_exp3(series: dict[Any, Any], variant: str) -> Any:
-    fig, axes = new_figure(11.0, 4.0, 1, 2, sharey=True)
+def throughput_when_cbr_joins(series: dict[Any, Any], variant: str) -> Any:
+    """Figs. 9-10: seed 1's TCP and CBR throughput over time, Drop Tail and RED side by side."""
+    fig, axes = new_axes(11.0, 4.0, 1, 2, sharey=True)
     for ax, q in zip(axes, ("droptail", "red")):
         val = series[(variant, q)]
         t = val["time_s"] + 0.25
