@@ -240,7 +240,7 @@ def test_validate_against_linux_prints_the_ns2_table(tmp_path, capsys):
 
 @needs_root
 def test_charalambous1998_with_real_kernels_puts_kernel_simulated_and_testbed_side_by_side(tmp_path):
-    from renolab.experiments import charalambous1998_emulated as emulated
+    from renolab.experiments.charalambous1998 import emulated
     from renolab.experiments.report import read_claims
 
     cells = [("sack", 50.0, 1.3e-8), ("cubic", 50.0, 1.3e-8)]

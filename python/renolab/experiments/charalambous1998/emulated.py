@@ -1,5 +1,7 @@
-"""charalambous1998 with real kernels: the testbed's Reno/NewReno/SACK grid run by the Linux
-kernel's TCP over the emulated OC-3c path (``renolab reproduce charalambous1998 --emulate``).
+"""charalambous1998 with real kernels (``renolab reproduce charalambous1998 --emulate``): the
+grid, the kernel runs, the simulated and testbed columns, the claims, the figure and the
+report, one function each. The testbed's Reno/NewReno/SACK grid run by the Linux
+kernel's TCP over the emulated OC-3c path.
 
 The testbed measured real operating-system stacks over a real 155 Mb/s ATM path; renolab's
 study (:mod:`renolab.experiments.charalambous1998`) models that path and 1998 hosts in the
@@ -28,8 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from renolab.experiments import charalambous1998 as study
-from renolab.plot.figure import new_axes as new_figure
+from renolab.experiments.charalambous1998 import scenarios as study
+from renolab.plot.figure import new_axes
 from renolab.experiments.report import Report, paper_values
 from renolab.experiments.runner import run_many
 from renolab.scenario import Scenario
@@ -69,29 +71,10 @@ def grid(quick: bool) -> list[tuple[str, float, float]]:
     return [(v, r, b) for v in KERNEL_VARIANTS for r in rtts for b in bers]
 
 
-def reproduce(
-    out: Path,
-    quick: bool = False,
-    workers: int | None = None,
-    *,
-    cells: list[tuple[str, float, float]] | None = None,
-    test_s: float | None = None,
-) -> Path:
-    """Run the grid with real kernels and write report.md into *out*; return its path.
-    *cells* and *test_s* override the grid and the test length (for tests)."""
-    from renolab.emulate import emulate, unsupported_reason
-
-    reason = unsupported_reason()
-    if reason:
-        from renolab.emulate import EmulationError
-
-        raise EmulationError(reason)
-    started = time.perf_counter()
-    out = Path(out)
-    cells = cells if cells is not None else grid(quick)
-    length = test_s if test_s is not None else (QUICK_TEST_S if quick else FULL_TEST_S)
-    paper = paper_values(study.STUDY)
-    t1 = paper["table1"]
+def run_kernels(cells: list[tuple[str, float, float]], length: float) -> pd.DataFrame:
+    """Each cell once with real kernels (one after another: real time); a row per cell with
+    the kernel's throughput, losses, retransmissions, timeouts and the emulator's lateness."""
+    from renolab.emulate import emulate
 
     rows: list[dict[str, Any]] = []
     for i, (variant, rtt, ber) in enumerate(cells):
@@ -112,9 +95,13 @@ def reproduce(
                 "max_lateness_us": late["max_us"],
             }
         )
-    frame = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
 
-    # The simulated column: the study's 1998-host model of the same cell, same test length.
+
+def add_simulated_and_testbed(frame: pd.DataFrame, cells: list[tuple[str, float, float]], length: float, workers: int | None) -> None:
+    """Add to *frame* renolab's model of the study's 1998 hosts on the same cells and test
+    length (``renolab_mbps``), the paper's testbed (``testbed_mbps``) and the ratios."""
+    t1 = paper_values(study.STUDY)["table1"]
     sims = [(v, r, b) for v, r, b in cells if KERNEL_VARIANTS[v][1] is not None]
     outputs = run_many(
         (study.scenario(KERNEL_VARIANTS[v][1], r, b, duration_s=length) for v, r, b in sims),
@@ -137,6 +124,31 @@ def reproduce(
     frame["kernel_over_renolab"] = frame["kernel_mbps"] / frame["renolab_mbps"]
     frame["kernel_over_testbed"] = frame["kernel_mbps"] / frame["testbed_mbps"]
 
+
+def reproduce(
+    out: Path,
+    quick: bool = False,
+    workers: int | None = None,
+    *,
+    cells: list[tuple[str, float, float]] | None = None,
+    test_s: float | None = None,
+) -> Path:
+    """Run the grid with real kernels and write report.md into *out*; return its path.
+    *cells* and *test_s* override the grid and the test length (for tests)."""
+    from renolab.emulate import unsupported_reason
+
+    reason = unsupported_reason()
+    if reason:
+        from renolab.emulate import EmulationError
+
+        raise EmulationError(reason)
+    started = time.perf_counter()
+    out = Path(out)
+    cells = cells if cells is not None else grid(quick)
+    length = test_s if test_s is not None else (QUICK_TEST_S if quick else FULL_TEST_S)
+    paper = paper_values(study.STUDY)
+    frame = run_kernels(cells, length)
+    add_simulated_and_testbed(frame, cells, length, workers)
     report = Report(
         f"{study.STUDY}-emulated",
         f"{study.TITLE}: real Linux kernels through renolab's links",
@@ -150,6 +162,13 @@ def reproduce(
             "cells": len(cells),
         }
     )
+    _claims(report, frame)
+    _write(report, frame, cells, length, paper)
+    report.meta["wall time"] = f"{time.perf_counter() - started:.1f} s"
+    return report.write()
+
+
+def _claims(report: Report, frame: pd.DataFrame) -> None:
     noisy = frame[frame["ber"] > 1e-10]
     falls = []
     for (variant, rtt), part in noisy.groupby(["variant", "rtt_ms"]):
@@ -166,6 +185,9 @@ def reproduce(
         f"worst p99 lateness over the {len(frame)} runs: {worst:.0f} us (max {frame['max_lateness_us'].max():.0f} us)",
         bool(worst < 200),
     )
+
+
+def _write(report: Report, frame: pd.DataFrame, cells: list[tuple[str, float, float]], length: float, paper: dict[str, Any]) -> None:
     report.heading("Setup")
     report.note(
         f"Each cell is one {length:g}-second bulk transfer by the Linux kernel "
@@ -191,8 +213,6 @@ def reproduce(
         "timeouts and the emulator's lateness",
     )
     report.figure(_figure(frame), "Fig. E1", "Throughput vs BER: kernel (filled), renolab simulated (hollow), testbed (x)")
-    report.meta["wall time"] = f"{time.perf_counter() - started:.1f} s"
-    return report.write()
 
 
 def _kernel_name() -> str:
@@ -203,8 +223,9 @@ def _kernel_name() -> str:
 
 
 def _figure(frame: pd.DataFrame) -> Any:
+    """Fig. E1: throughput against BER per RTT: the kernel, renolab's model, the testbed."""
     rtts = sorted(frame["rtt_ms"].unique())
-    fig, axes = new_figure(4.2 * len(rtts), 4.0, 1, len(rtts), sharey=True)
+    fig, axes = new_axes(4.2 * len(rtts), 4.0, 1, len(rtts), sharey=True)
     axes = np.atleast_1d(axes)
     colours = {"newreno": "#1f77b4", "sack": "#2ca02c", "cubic": "#9467bd"}
     for ax, rtt in zip(axes, rtts):
