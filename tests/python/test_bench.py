@@ -255,8 +255,8 @@ def test_scaling_leaves_out_ns2_where_it_is_predicted_to_take_too_long(monkeypat
     def ns2(flows, *_args):
         return bench.Run(run_wall_s=100.0 * flows, process_wall_s=100.0 * flows, peak_rss_bytes=None, delivered=1000)
 
-    monkeypatch.setattr(bench, "run_renolab", renolab)
-    monkeypatch.setattr(bench, "run_ns2", ns2)
+    monkeypatch.setattr(bench.measure, "run_renolab", renolab)
+    monkeypatch.setattr(bench.measure, "run_ns2", ns2)
     rows = bench.scaling_rows(1.0)
     bench.run_scaling(rows, 2, against_ns2=True, ns2_script=NS2_SCRIPT)
     ran = {r.case.flows: len(r.case.ns2) for r in rows if r.axis == "flows"}
