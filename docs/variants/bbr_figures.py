@@ -13,15 +13,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from renolab import Scenario, Sweep
 from renolab.plot import MODE_COLOURS
+from renolab.plot.figure import new_axes, save_figure
 from renolab.topology import dumbbell
 
 #: The loss-based opponent of BBR in the buffer sweep: CUBIC, Linux's default.
@@ -62,8 +59,7 @@ def single_flow(out: Path) -> None:
     run = scenario([{"name": "bbr", "variant": "bbr"}], "10Mbps", "18ms", 67, "25s").run(trace=["cc", "cwnd", "rtt"])
     cc, cwnd, rtt = run.trace("cc"), run.trace("cwnd"), run.trace("rtt")
     end = 25.0
-    fig = Figure(figsize=(8, 7), layout="constrained")
-    axes = fig.subplots(3, 1, sharex=True)
+    fig, axes = new_axes(8, 7, 3, 1, sharex=True)
     bdp = bdp_packets(10e6, 0.040)
     axes[0].step(cwnd["time_s"], cwnd["cwnd"], where="post", lw=1, label="cwnd")
     axes[0].axhline(bdp, color="0.4", ls=":", lw=1, label="BDP")
@@ -84,7 +80,7 @@ def single_flow(out: Path) -> None:
         ax.legend(loc="upper right", fontsize="small")
     axes[0].set_title("One BBR flow, 10 Mb/s, 40 ms, 2-BDP buffer (red Startup, orange Drain, purple ProbeRTT)",
                       fontsize="medium")
-    fig.savefig(out / "bbr-single-flow.png", dpi=80)
+    save_figure(fig, out / "bbr-single-flow.png", dpi=80)
 
 
 def two_flows(out: Path) -> None:
@@ -93,8 +89,7 @@ def two_flows(out: Path) -> None:
     run = scenario(flows, "20Mbps", "18ms", 133, "50s").run(trace=["seq", "cc"])
     series = run.throughput(0.5)
     cc = run.trace("cc")
-    fig = Figure(figsize=(8, 5.5), layout="constrained")
-    top, bottom = fig.subplots(2, 1, sharex=True)
+    fig, (top, bottom) = new_axes(8, 5.5, 2, 1, sharex=True)
     for i, name in enumerate(["bbr1", "bbr2"]):
         part = series[series["flow"].astype(str) == name]
         top.step(part["time_s"], part["goodput_bps"] / 1e6, where="post", color=f"C{i}", lw=1, label=name)
@@ -110,7 +105,7 @@ def two_flows(out: Path) -> None:
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper right", fontsize="small")
-    fig.savefig(out / "bbr-two-flows.png", dpi=80)
+    save_figure(fig, out / "bbr-two-flows.png", dpi=80)
 
 
 #: Buffers of the sweep, in BDPs of 20 Mb/s x 40 ms (66.7 packets).
@@ -135,8 +130,7 @@ def vs_loss_based(out: Path, replications: int = 3) -> pd.DataFrame:
             bbr = run.loc[run["flow"].astype(str) == "bbr", "goodput_bps"].sum()
             rows.append({"opponents": opponents, "buffer_bdp": limit / bdp, "share": bbr / total})
     table = pd.DataFrame(rows).groupby(["opponents", "buffer_bdp"])["share"].agg(["mean", "min", "max"]).reset_index()
-    fig = Figure(figsize=(7, 4.5), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = new_axes(7, 4.5)
     for i, (n, part) in enumerate(table.groupby("opponents")):
         ax.errorbar(part["buffer_bdp"], part["mean"], yerr=[part["mean"] - part["min"], part["max"] - part["mean"]],
                     marker="o", capsize=3, color=f"C{i}", label=f"1 BBR vs {n} {LOSS_BASED}")
@@ -149,7 +143,7 @@ def vs_loss_based(out: Path, replications: int = 3) -> pd.DataFrame:
     ax.set_title(f"BBR against {LOSS_BASED}: 20 Mb/s, 40 ms, 60 s (dotted: fair share)", fontsize="medium")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
-    fig.savefig(out / "bbr-vs-loss-based.png", dpi=80)
+    save_figure(fig, out / "bbr-vs-loss-based.png", dpi=80)
     return table
 
 

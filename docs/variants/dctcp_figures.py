@@ -15,11 +15,7 @@ import math
 import sys
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "benchmarks"))
@@ -27,6 +23,7 @@ sys.path.insert(0, str(HERE.parents[1] / "benchmarks"))
 import dctcp_analysis as analysis  # noqa: E402
 
 from renolab import Scenario  # noqa: E402
+from renolab.plot.figure import new_axes, save_figure  # noqa: E402
 from renolab.topology import dumbbell  # noqa: E402
 
 IMG = HERE / "img"
@@ -37,8 +34,7 @@ WINDOW_S = (0.2, 0.202)
 def sawtooth(out: Path) -> None:
     """Bottleneck queue of N = 2 and N = 10 flows at K = 65 and K = 20, beside the analysis:
     peak Q_max = K + N and trough Q_max - A."""
-    fig = Figure(figsize=(9, 6), layout="constrained")
-    axes = fig.subplots(2, 2, sharex=True)
+    fig, axes = new_axes(9, 6, 2, 2, sharex=True)
     for col, k in enumerate((65, 20)):
         for row, n in enumerate((2, 10)):
             ax = axes[row][col]
@@ -60,7 +56,7 @@ def sawtooth(out: Path) -> None:
                 ax.set_ylabel("bottleneck queue (packets)")
     fig.legend(*axes[0][0].get_legend_handles_labels(), loc="outside lower center", ncol=4, fontsize=8)
     fig.suptitle("DCTCP's queue sawtooth against Alizadeh et al. (2010) §3.3, 10 Gb/s, RTT 100 us", fontsize=11)
-    fig.savefig(out / "dctcp-sawtooth.png", dpi=110)
+    save_figure(fig, out / "dctcp-sawtooth.png", dpi=110)
 
 
 def red(variant: str, ecn: bool) -> Scenario:

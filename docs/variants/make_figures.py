@@ -12,13 +12,10 @@ import argparse
 import math
 from pathlib import Path
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-import renolab  # noqa: E402
+import renolab
+from renolab.plot.figure import new_axes, save_figure
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parents[1] / "examples" / "cubic_vs_reno.toml"
@@ -98,7 +95,7 @@ def print_table(rows) -> None:
 
 
 def response_figure(rows) -> None:
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = new_axes(6, 4)
     p = np.array([r["p"] for r in rows])
     grid = np.logspace(-4, -3, 50)
     cubic_model = np.array([max(rfc9438_average_window(x)) for x in grid])
@@ -115,9 +112,7 @@ def response_figure(rows) -> None:
     ax.set_title("Response function, RTT 100 ms")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(IMG / "cubic_response.png", dpi=80)
-    plt.close(fig)
+    save_figure(fig, IMG / "cubic_response.png", dpi=80)
 
 
 # -- the curve -----------------------------------------------------------------------------
@@ -144,7 +139,7 @@ def curve_figure() -> None:
     (t0, w_max, start), t1 = max(zip(epochs, ends), key=lambda e: e[1] - e[0][0])
     k = ((w_max - start) / C) ** (1 / 3)
     span = np.linspace(t0, t1, 200)
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+    fig, ax = new_axes(7, 3.6)
     ax.plot(t, w, color=COLOURS["cubic"], lw=1, label="renolab CUBIC cwnd")
     ax.plot(span, C * (span - t0 - k) ** 3 + w_max, color=COLOURS["model"], ls="--", lw=1,
             label=r"$W(t) = C\,(t-K)^3 + W_{max}$")
@@ -157,16 +152,14 @@ def curve_figure() -> None:
     ax.set_ylabel("cwnd (segments)")
     ax.set_title("CUBIC alone, 100 Mb/s, 100 ms, buffer 1 BDP: concave, then convex")
     ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(IMG / "cubic_curve.png", dpi=80)
-    plt.close(fig)
+    save_figure(fig, IMG / "cubic_curve.png", dpi=80)
 
 
 def versus_figure() -> None:
     """examples/cubic_vs_reno.toml: windows and throughput of the two flows."""
     result = renolab.Scenario.from_toml(EXAMPLE).run(trace=["cwnd", "seq"])
     cw = result.trace("cwnd")
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
+    fig, (top, bottom) = new_axes(7, 5, 2, 1, sharex=True)
     for flow in ("cubic", "reno"):
         rows = cw[cw["flow"] == flow]
         top.plot(rows["time_s"], rows["cwnd"], color=COLOURS[flow], lw=1, label=flow)
@@ -179,9 +172,7 @@ def versus_figure() -> None:
         bottom.plot(rows["time_s"], rows["goodput_bps"] / 1e6, color=COLOURS[flow], lw=1)
     bottom.set_ylabel("goodput (Mb/s, 2 s bins)")
     bottom.set_xlabel("time (s)")
-    fig.tight_layout()
-    fig.savefig(IMG / "cubic_vs_reno.png", dpi=80)
-    plt.close(fig)
+    save_figure(fig, IMG / "cubic_vs_reno.png", dpi=80)
 
 
 def main() -> None:
