@@ -72,7 +72,8 @@ class Result:
             plus ``renolab_version``, ``wall_time_s`` (measured around the core call) and
             ``scenario`` (the input scenario dict).
         plot: figures of this run (``result.plot.cwnd()``, ``.seq()``, ``.throughput()``,
-            ``.queue()``, ``.cc()``, ``.summary()``), see :mod:`renolab.plot`.
+            ``.queue()``, ``.rtt()``, ``.rtt_cdf()``, ``.queue_delay()``,
+            ``.queue_delay_cdf()``, ``.cc()``, ``.summary()``), see :mod:`renolab.plot`.
     """
 
     def __init__(
@@ -370,6 +371,12 @@ class Result:
         """Payload bytes per segment (mss, or packet_bytes of a cbr flow) of every flow."""
         return _segment_sizes(self.flows, self._scenario_normalised())
 
+    def header_bytes(self) -> dict[str, float]:
+        """Header bytes per data packet of every TCP flow (``header_bytes`` of the scenario,
+        defaults resolved; NaN when the scenario is not known)."""
+        specs = {str(f.get("name")): f for f in (self._scenario_normalised() or {}).get("flow", [])}
+        return {name: float(specs.get(name, {}).get("header_bytes", math.nan)) for name in (str(x) for x in self.flows["flow"])}
+
     def throughput(self, bin_s: float | None = None) -> pd.DataFrame:
         """Per-flow ``sent_bps`` and ``goodput_bps`` in time bins (default: about 100 bins)
         from the ``seq`` trace, see :func:`renolab.metrics.throughput_series`."""
@@ -550,8 +557,34 @@ class _PlotAccessor:
 
         return plot.queue(self._result, links=links, average=average, ax=ax)
 
+    def rtt(self, *, flows: Sequence[str] | str | None = None, ax: Axes | None = None) -> Figure:
+        """RTT samples and smoothed RTT vs time per flow, in ms (``rtt`` trace)."""
+        from renolab import plot
+
+        return plot.rtt(self._result, flows=flows, ax=ax)
+
+    def rtt_cdf(self, *, flows: Sequence[str] | str | None = None, ax: Axes | None = None) -> Figure:
+        """The distribution (CDF) of each flow's RTT samples, in ms."""
+        from renolab import plot
+
+        return plot.rtt_cdf(self._result, flows=flows, ax=ax)
+
+    def queue_delay(self, *, links: Sequence[str] | str | None = None, ax: Axes | None = None) -> Figure:
+        """Each packet's queueing delay vs time at *links* (default: the bottlenecks), in ms
+        (``hops`` trace)."""
+        from renolab import plot
+
+        return plot.queue_delay(self._result, links=links, ax=ax)
+
+    def queue_delay_cdf(self, *, links: Sequence[str] | str | None = None, ax: Axes | None = None) -> Figure:
+        """The distribution (CDF) of the packets' queueing delays at *links*, in ms."""
+        from renolab import plot
+
+        return plot.queue_delay_cdf(self._result, links=links, ax=ax)
+
     def cc(self, *, flows: Sequence[str] | str | None = None) -> Figure:
-        """Pacing rate, bandwidth estimate and mode timeline (BBR) vs time per flow."""
+        """The controllers' traced state vs time per flow (rates, estimates, gains, CUBIC's
+        W_max and K, a Python controller's values; BBR's modes)."""
         from renolab import plot
 
         return plot.cc(self._result, flows=flows)

@@ -83,8 +83,10 @@ def test_throughput_draws_delivered_bins_that_add_up_to_the_transfer(result):
     # the ACK-based goodput, whose cumulative ACK after a loss covers many segments at once.
     assert delivered.max() <= 1.0 + 1000 * 8 / bin_s / 1e6
     assert series["goodput_bps"].max() / 1e6 > 1.0 + 1000 * 8 / bin_s / 1e6
+    # The capacity line is the payload capacity: 1 Mb/s x 1000 / (1000 + 40 header bytes).
     capacity = [line for line in ax.lines if line.get_linestyle() == "--" and len(line.get_ydata()) == 2]
-    assert [tuple(line.get_ydata()) for line in capacity] == [(1.0, 1.0)]
+    assert [tuple(line.get_ydata()) for line in capacity] == [pytest.approx((1000 / 1040, 1000 / 1040), rel=1e-12)]
+    assert "payload capacity" in " ".join(ax.get_legend_handles_labels()[1])
 
 
 def test_queue_draws_the_bottleneck_queue_up_to_its_maximum(result):
@@ -109,10 +111,12 @@ def test_the_summary_page_has_the_flow_table_and_the_four_panels(result):
         "Congestion window", "Time-sequence graph: f1", "Delivered throughput (50 ms bins)", "Queue length at the bottleneck"
     ][: len(panels)] and len(panels) == 4
     cells = {(r, c): cell.get_text().get_text() for (r, c), cell in head.tables[0].get_celld().items()}
+    assert [cells[(0, c)] for c in range(8)] == ["flow", "variant", "t_c (s)", "goodput (Mb/s)", "mu", "retx", "timeouts", "drops"]
     f = result.flows.iloc[0]
+    # "drops" is flows.csv's drops (data and ACKs), as renolab run prints it.
     assert [cells[(1, c)] for c in range(8)] == [
-        "f1", "reno", f"{f['completion_time_s']:.4g}", f"{f['goodput_bps'] / 1e6:.4g}", f"{f['mu']:.3f}",
-        str(f["retransmits"]), str(f["timeouts"]), str(f["data_drops"]),
+        "■ f1", "reno", f"{f['completion_time_s']:.4g}", f"{f['goodput_bps'] / 1e6:.4g}", f"{f['mu']:.3f}",
+        str(f["retransmits"]), str(f["timeouts"]), str(f["drops"]),
     ]
 
 
@@ -160,8 +164,10 @@ def test_the_cc_figure_draws_bbrs_pacing_rate_and_mode_timeline(small_scenario, 
     run = Scenario.from_dict(small_scenario).run(trace=["cc"])
     assert plot.available_kinds(run) == ["cc", "summary"]
     fig = run.plot.cc()
-    rates, lanes = fig.axes[0], fig.axes[1]
-    assert [line.get_label() for line in rates.lines] == ["f1 pacing rate", "f1 btl_bw", "f1 delivery rate"]
+    rates, min_rtt, gains, lanes = fig.axes
+    assert [line.get_label() for line in rates.lines] == ["pacing rate", "btl_bw", "delivery rate"]
+    assert rates.get_ylabel() == "rate (Mb/s of payload)" and min_rtt.get_ylabel() == "min RTT estimate (ms)"
+    assert [line.get_label() for line in gains.lines] == ["pacing gain", "cwnd gain"]
     assert lanes.get_xlabel() == "time (s)"
     # Startup, Drain and ProbeBW as bands, in the colours of their legend.
     bands = [c.get_facecolor()[0].tolist() for c in lanes.collections]

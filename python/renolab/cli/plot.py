@@ -74,6 +74,7 @@ def _sweep(args: argparse.Namespace, directory: Path, out: Path, formats: list[s
 
     from renolab.plot import IMAGE_FORMATS, sweep
     from renolab.plot.figure import save_figure
+    from renolab.plot.sweep_figure import sweep_axes
 
     if args.kind or args.flow or args.link:
         raise UsageError("--kind, --flow and --link are for a run directory; for a sweep use --x, --y and --hue")
@@ -85,12 +86,12 @@ def _sweep(args: argparse.Namespace, directory: Path, out: Path, formats: list[s
             return fail(f"unknown image format {fmt!r}; allowed: {', '.join(IMAGE_FORMATS)}", EXIT_BAD_INPUT)
     summary = pd.read_parquet(summary_path)
     try:
-        fig = sweep(summary, x=args.x, y=args.y, hue=args.hue)
+        x, hue = sweep_axes(summary, x=args.x, y=args.y, hue=args.hue)
+        fig = sweep(summary, x=x, y=args.y, hue=hue)
     except ValueError as exc:
         return fail(exc, EXIT_BAD_INPUT)
     out.mkdir(parents=True, exist_ok=True)
-    x_label = fig.axes[0].get_xlabel()
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{args.y}-vs-{x_label}")
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{args.y}-vs-{x}")
     written = [save_figure(fig, out / f"{stem}.{fmt}", dpi=120, fmt=fmt) for fmt in formats]
     print(f"wrote {', '.join(p.name for p in written)} to {out}")
     return EXIT_OK

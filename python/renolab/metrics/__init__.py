@@ -11,6 +11,7 @@ subedi2008               :func:`goodput`, :func:`throughput_series` (sent vs goo
 joo2000                  :func:`recovery_episodes` (Table 1, Figs. 2-6), :func:`loss_patterns`
 fickling                 :func:`drop_rate`, :func:`packet_latency`, :func:`jain_index`,
                          :func:`jain_series`
+delay                    :func:`queue_delays` (per-packet queueing delay, ``hops`` trace)
 links                    :func:`drops_by_cause`, :func:`queue_stats`,
                          :func:`link_utilisation_series`, :func:`flow_path`,
                          :func:`bottlenecks`
@@ -20,6 +21,7 @@ Sequence numbers count segments (as in ns-2's one-way agents): segment ``k`` car
 bytes ``k * mss .. (k + 1) * mss``, and an ACK's ``seq`` is the next segment expected.
 """
 
+from renolab.metrics.delay import queue_delays
 from renolab.metrics.flows import bottlenecks, drop_rate, flow_path, goodput, jain_index, utilisation
 from renolab.metrics.links import drops_by_cause, link_utilisation_series, packet_latency, queue_stats, rtt_stats
 from renolab.metrics.recovery import DETECTIONS, DROP_CLASSES, EPISODE_COLUMNS, loss_patterns, recovery_episodes
@@ -41,6 +43,7 @@ __all__ = [
     "loss_patterns",
     "normalised_throughput",
     "packet_latency",
+    "queue_delays",
     "queue_stats",
     "recovery_episodes",
     "rtt_stats",

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from renolab.plot._common import KINDS, NEEDS
-from renolab.plot.controller import cc
+from renolab.plot.controller import cc, traced_flows
+from renolab.plot.delay import queue_delay, queue_delay_cdf, rtt, rtt_cdf
 from renolab.plot.figure import save_figure
 from renolab.plot.summary_page import summary
 from renolab.plot.time_series import cwnd, queue, seq, throughput
@@ -20,8 +21,9 @@ IMAGE_FORMATS = ("png", "svg", "pdf")
 
 
 def available_kinds(run: Result) -> list[str]:
-    """The figures the recorded traces allow (the summary always)."""
-    return [k for k in KINDS if k == "summary" or run.has_trace(NEEDS[k])]
+    """The figures the recorded traces allow (the summary always; the controllers' figure
+    only when a controller traced something)."""
+    return [k for k in KINDS if k == "summary" or (run.has_trace(NEEDS[k]) and (k != "cc" or traced_flows(run)))]
 
 
 def save_figures(
@@ -36,8 +38,9 @@ def save_figures(
 ) -> list[Path]:
     """Write ``<kind>.<format>`` for every figure in *kinds* (default
     :func:`available_kinds`) and format into *out_dir*; returns the paths.  *flow* picks the
-    flow of the time-sequence graph (and the only flow of the cwnd and throughput figures),
-    *links* the link directions of the queue figure (default: the bottlenecks)."""
+    flow of the time-sequence graph (and the only flow of the cwnd, throughput, RTT and
+    controller figures), *links* the link directions of the queue and queueing-delay figures
+    (default: the bottlenecks)."""
     chosen = available_kinds(run) if kinds is None else list(kinds)
     for kind in chosen:
         if kind not in KINDS:
@@ -61,6 +64,10 @@ def save_figures(
         "seq": lambda r: seq(r, flow=flow),
         "throughput": lambda r: throughput(r, flows=flow),
         "queue": lambda r: queue(r, links=links),
+        "rtt": lambda r: rtt(r, flows=flow),
+        "rtt_cdf": lambda r: rtt_cdf(r, flows=flow),
+        "queue_delay": lambda r: queue_delay(r, links=links),
+        "queue_delay_cdf": lambda r: queue_delay_cdf(r, links=links),
         "cc": lambda r: cc(r, flows=flow),
         "summary": summary,
     }
