@@ -44,8 +44,9 @@ def test_throughput_falls_as_ber_and_rtt_grow(out: Path) -> None:
         by_ber = [cell[(v, 534.0, ber)] for ber in (1e-12, 1.1e-9, 1.3e-8, 0.8e-7)]
         assert all(b < a for a, b in zip(by_ber, by_ber[1:])), (v, by_ber)
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert verdict(report, "longer RTT means lower throughput").startswith("✅")
-    assert verdict(report, "As the BER increases").startswith("✅")
+    # Decided from means of 3 seeds: a quick run leaves them open (the table above holds them).
+    assert verdict(report, "longer RTT means lower throughput") == "❔ inconclusive (quick run)"
+    assert verdict(report, "As the BER increases") == "❔ inconclusive (quick run)"
 
 
 def test_mathis_model_within_factor_two_where_losses_dominate(out: Path) -> None:
@@ -54,12 +55,15 @@ def test_mathis_model_within_factor_two_where_losses_dominate(out: Path) -> None
     for r in rows:
         assert 0.5 <= float(r["renolab_over_mathis"]) <= 2.0, r
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert verdict(report, "Mathis").startswith("✅")
+    assert verdict(report, "Mathis") == "❔ inconclusive (quick run)"
 
 
 def test_optimum_and_satellite_claims(out: Path) -> None:
     report = (out / "report.md").read_text(encoding="utf-8")
+    # Arithmetic, not runs: decided exactly in a quick run too.
     assert verdict(report, "optimal throughput of the OC-3c").startswith("✅")
-    assert verdict(report, "about 1 % of the optimal").startswith("✅")
-    assert verdict(report, "near-optimal").startswith("✅")
+    assert verdict(report, "about 1 % of the optimal") == "❔ inconclusive (quick run)"
+    assert verdict(report, "near-optimal") == "❔ inconclusive (quick run)"
+    satellite = [r for r in read_csv(out / "table-3.csv") if r["ber"] == "0.8e-7"]
+    assert satellite and all(0.5 <= float(satellite[0][f"renolab_{v}_pct_opt"]) <= 2.0 for v in ("reno", "newreno", "sack"))
     assert all(v.split()[0] in {"✅", "❌", "❔", "—"} for _, _, v in report_claims(report))

@@ -53,14 +53,27 @@ def test_throughput_falls_with_cbr_rate(out: Path) -> None:
         first, last = float(rows[0][f"renolab_{v}_throughput_mbps"]), float(rows[-1][f"renolab_{v}_throughput_mbps"])
         assert first > 5.0 and last < 0.5, (v, first, last)
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert verdict(report, "trends to zero").startswith("✅")
+    # Two seeds, every claim from means: a quick run decides none of them (issue 31).
+    assert verdict(report, "trends to zero") == "❔ inconclusive (quick run)"
+    assert "0 of 18 claims hold, 0 do not, 18 are inconclusive (quick run)" in report
+
+
+def test_the_report_says_when_the_cbr_flow_starts_as_the_runs_measured_it(out: Path) -> None:
+    report = (out / "report.md").read_text(encoding="utf-8")
+    scenario = (out / "scenarios" / "exp3-sack-red.toml").read_text(encoding="utf-8")
+    assert 'name = "cbr"' in scenario and 'start = "5s"' in scenario
+    assert "TCP drops after the CBR start (5 s)" in report and "(15 s)" not in report
+    assert "mean TCP drops after 5 s: " in report
 
 
 def test_fairness_claims(out: Path) -> None:
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert verdict(report, "Vegas gets overwhelmed").startswith("✅")
-    assert verdict(report, "lower latency than a competing New-Reno").startswith("✅")
+    assert verdict(report, "Vegas gets overwhelmed") == "❔ inconclusive (quick run)"
     rows = read_csv(out / "table-r2.csv")
+    mixed_rows = [r for r in rows if r["pair"] == "newreno-vegas" and float(r["cbr_mbps"]) < 10]
+    # What the claims measure, from the table: NewReno out-sends Vegas, Vegas keeps a lower latency.
+    assert all(float(r["renolab_a_mbps"]) > float(r["renolab_b_mbps"]) for r in mixed_rows)
+    assert all(float(r["renolab_b_latency_ms"]) < float(r["renolab_a_latency_ms"]) for r in mixed_rows)
     vegas = {float(r["cbr_mbps"]): float(r["renolab_jain"]) for r in rows if r["pair"] == "vegas-vegas"}
     mixed = [float(r["renolab_jain"]) for r in rows if r["pair"] == "newreno-vegas" and float(r["cbr_mbps"]) < 10]
     # Two Vegas flows share equally under light congestion; from about 60 % on they drift

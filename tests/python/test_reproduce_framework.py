@@ -11,6 +11,7 @@ from renolab import experiments
 from renolab.cli import main
 from renolab.experiments.report import (
     INCONCLUSIVE,
+    INCONCLUSIVE_QUICK,
     ClaimRow,
     Report,
     against,
@@ -122,6 +123,29 @@ def test_a_claim_whose_interval_contains_the_threshold_is_inconclusive() -> None
     assert all_of([True, INCONCLUSIVE, True]) == INCONCLUSIVE
     assert all_of([INCONCLUSIVE, False]) is False
     assert all_of([True, True]) is True
+
+
+def test_a_quick_run_decides_only_by_interval_or_exactly(tmp_path: Path) -> None:
+    report = Report("quick2030", "Quick", "-", tmp_path, quick=True)
+    report.claim("from means", "4.2 vs 3.9", True)
+    report.claim("from means, false", "1 vs 2", False)
+    report.claim("interval above 55 %", "60 % (95 % CI 56-64)", against(56.0, 64.0, 55.0), interval=True)
+    report.claim("interval across 55 %", "50 % (95 % CI 40-60)", against(40.0, 60.0, 55.0), interval=True)
+    report.claim("a deterministic point", "626 packets", True, exact=True)
+    report.claim("not on this grid", "n/a", None)
+    text = report.write().read_text(encoding="utf-8")
+    assert [r.verdict for r in read_claims(text)] == [
+        "❔ inconclusive (quick run)", "❔ inconclusive (quick run)", "✅ holds",
+        "❔ inconclusive (too few runs)", "✅ holds", "— not testable",
+    ]
+    assert [c.holds for c in report.claims] == [INCONCLUSIVE_QUICK, INCONCLUSIVE_QUICK, True, INCONCLUSIVE, True, None]
+    assert [r.holds for r in read_claims(text)] == [c.holds for c in report.claims]
+    assert ("2 of 6 claims hold, 0 do not, 1 is inconclusive (too few runs), 2 are inconclusive (quick run), "
+            "1 cannot be tested here.") in text
+    # The same claims in a full run keep their verdicts.
+    full = Report("full2030", "Full", "-", tmp_path / "full")
+    full.claim("from means", "4.2 vs 3.9", True)
+    assert full.claims[0].holds is True
 
 
 def test_slug_and_format() -> None:

@@ -36,7 +36,9 @@ def test_every_run_classified_with_confidence_intervals(out: Path) -> None:
 
 def test_table1_formulas_and_bursts_hold(out: Path) -> None:
     report = (out / "report.md").read_text(encoding="utf-8")
-    # Deterministic consequences of the algorithms (Table 1, Fig. 6): robust at any seed count.
+    # Consequences of the algorithms (Table 1, Fig. 6): every episode follows them, which the
+    # table shows; the claims' verdicts (shares of episodes over 10 seeds, no interval) wait
+    # for the full run.
     for fragments in (
         ("Table 1, §IV", "with PWD sends N_k"),
         ("Table 1 (without delayed ACK)", "without PWD sends N_1"),
@@ -45,7 +47,12 @@ def test_table1_formulas_and_bursts_hold(out: Path) -> None:
         ("Fig. 6 (a)", "without PWD the burst"),
         ("Fig. 6 (b)", "without PWD the burst"),
     ):
-        assert all(v.startswith("✅") for v in verdicts(report, *fragments)), fragments
+        assert verdicts(report, *fragments) == ["❔ inconclusive (quick run)"], fragments
+    table = {(r["delayed_ack"], r["pwd"]): r for r in read_csv(out / "table-1.csv")}
+    assert float(table[("False", "True")]["pct_total_exact"]) >= 90
+    assert float(table[("False", "False")]["pct_N_k_exact"]) >= 90 and float(table[("False", "False")]["pct_total_exact"]) >= 90
+    assert float(table[("False", "True")]["pct_burst_rule"]) >= 90 and float(table[("True", "True")]["pct_burst_le_2"]) >= 90
+    assert all(float(table[(dl, "False")]["pct_burst_rule"]) >= 95 for dl in ("False", "True"))
     assert all(v.split()[0] in {"✅", "❌", "❔", "—"} for _, _, v in report_claims(report))
 
 

@@ -48,12 +48,14 @@ def test_mu_falls_as_bdp_grows_for_every_variant_and_buffer(out: Path) -> None:
         mus = [curve[w] for w in sorted(curve)]
         assert all(b < a for a, b in zip(mus, mus[1:])), (key, mus)
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert all(v.startswith("✅") for v in verdicts(report, "Conclusion 1"))
+    # A claim about the whole grid is not decided on the quick grid's part of it.
+    assert verdicts(report, "Conclusion 1") == ["❔ inconclusive (quick run)"] * 2
 
 
 def test_robust_claims_hold(out: Path) -> None:
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert all(v.startswith("✅") for v in verdicts(report, "Conclusion 2"))
+    assert verdicts(report, "Conclusion 2") == ["❔ inconclusive (quick run)"] * 2
+    # Claims about W* = 640, B = W*/4, a point of the quick grid, are decided there exactly.
     assert all(v.startswith("✅") for v in verdicts(report, "626 packets"))
     # NewReno's one-packet-per-RTT recovery is slow with the paper's era settings.
     assert verdicts(report, "[2001-era ns]", "needs about")[0].startswith("✅")

@@ -19,7 +19,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", metavar="DIR", help="output directory (default: reproduce-<STUDY>); 'all' writes DIR/<study>/"
     )
     parser.add_argument(
-        "--quick", action="store_true", help="reduced grid / fewer seeds: under a minute on 2 cores (CI, demo)"
+        "--quick",
+        action="store_true",
+        help="reduced grid / fewer seeds: under a minute on 2 cores (CI, demo); a claim that no 95 %% interval "
+        "or exact value decides is 'inconclusive (quick run)'"
     )
     parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: every core)")
     parser.add_argument(

@@ -11,7 +11,11 @@ A study module builds a :class:`Report`, adds to it in reading order and calls
     report.scenario("reno-c32-b160", scenario)                             # scenarios/*.toml
     report.write()                                                         # report.md + report.html
 
-:func:`read_claims` reads the claims table back from a written ``report.md``.
+A ``--quick`` reproduction makes its report with ``Report(..., quick=True)``: a claim is then
+"inconclusive (quick run)" unless its verdict came from a 95 % interval
+(``report.claim(..., interval=True)``) or from values a quick run computes exactly as a full
+one does (``exact=True``), see :mod:`renolab.experiments.verdicts`.  :func:`read_claims`
+reads the claims table back from a written ``report.md``.
 
 Every claim the report makes must be computed from the run's data; the paper's own numbers
 come from :func:`paper_values` (``data/<study>.toml``), never typed into the study code.
@@ -29,7 +33,21 @@ import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
+
+from renolab.experiments.verdicts import (
+    CLAIMS_HEADER,
+    INCONCLUSIVE,
+    INCONCLUSIVE_QUICK,
+    VERDICT_MARKS,
+    VERDICTS,
+    Claim,
+    ClaimRow,
+    Verdict,
+    against,
+    all_of,
+    read_claims,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,6 +56,10 @@ else:  # pragma: no cover
 
 __all__ = [
     "INCONCLUSIVE",
+    "INCONCLUSIVE_QUICK",
+    "VERDICTS",
+    "VERDICT_MARKS",
+    "Verdict",
     "Claim",
     "ClaimRow",
     "all_of",
@@ -52,45 +74,6 @@ __all__ = [
 ]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
-
-#: A claim's verdict when the data cannot decide: the 95 % interval of what decides it
-#: contains the threshold (more runs would narrow it).
-INCONCLUSIVE = "inconclusive"
-#: Marks used for a claim's verdict in report.md / report.html.
-VERDICTS = {True: "holds", False: "does not hold", INCONCLUSIVE: "inconclusive (too few runs)", None: "not testable"}
-#: The verdict cell of report.md's claims table, by :attr:`Claim.holds`.
-VERDICT_MARKS = {
-    holds: f"{mark} {VERDICTS[holds]}" for holds, mark in ((True, "✅"), (False, "❌"), (INCONCLUSIVE, "❔"), (None, "—"))
-}
-
-#: A verdict: True, False, :data:`INCONCLUSIVE` or None (not testable).
-Verdict = Any
-
-
-def against(low: float, high: float, threshold: float, *, above: bool = True) -> Verdict:
-    """The verdict on "the quantity is above *threshold*" (below it, with ``above=False``)
-    from the quantity's 95 % interval [*low*, *high*]: True when the whole interval is on the
-    claimed side, False when it is wholly on the other, :data:`INCONCLUSIVE` when it contains
-    the threshold.  A NaN bound (a single run, no interval) counts as the other bound."""
-    low = high if math.isnan(low) else low
-    high = low if math.isnan(high) else high
-    if math.isnan(low):
-        return None
-    if above:
-        return True if low > threshold else False if high < threshold else INCONCLUSIVE
-    return True if high < threshold else False if low > threshold else INCONCLUSIVE
-
-
-def all_of(verdicts: Any) -> Verdict:
-    """The verdict on "every one of these holds": False if one does not, else
-    :data:`INCONCLUSIVE` if one is, else True."""
-    verdicts = list(verdicts)
-    if any(v is False for v in verdicts):
-        return False
-    if any(v == INCONCLUSIVE for v in verdicts):
-        return INCONCLUSIVE
-    return True
-_CLAIMS_HEADER = "| # | The paper says | renolab measured | Verdict |"
 
 
 def paper_values(study: str) -> dict[str, Any]:
@@ -200,61 +183,6 @@ class _Item:
     frame: Any = None
 
 
-@dataclass
-class Claim:
-    """One of the paper's conclusions and what this run measured about it."""
-
-    paper: str
-    measured: str
-    #: True, False, :data:`INCONCLUSIVE` or None (not testable).
-    holds: Verdict
-
-    @property
-    def verdict(self) -> str:
-        return VERDICTS[self.holds]
-
-
-class ClaimRow(NamedTuple):
-    """One row of the claims table of a written ``report.md``, as :func:`read_claims` returns it."""
-
-    paper: str
-    measured: str
-    #: The verdict cell as written, e.g. ``"✅ holds"`` (see :data:`VERDICT_MARKS`).
-    verdict: str
-
-    @property
-    def holds(self) -> bool | None:
-        """The verdict as :attr:`Claim.holds`; ValueError for a cell :class:`Report` does not write."""
-        for holds, mark in VERDICT_MARKS.items():
-            if self.verdict == mark:
-                return holds
-        raise ValueError(f"unknown verdict {self.verdict!r}")
-
-
-def read_claims(report_md: str) -> list[ClaimRow]:
-    """The rows of the "## Claims" table of *report_md* (the text of a ``report.md`` that
-    :meth:`Report.write` wrote), in order; ``\\|`` in a cell is read back as ``|``.
-
-    Raises ValueError when the text has no claims table or a row has the wrong number of cells.
-    """
-    lines = report_md.splitlines()
-    try:
-        start = lines.index(_CLAIMS_HEADER, lines.index("## Claims")) + 2  # after the |---| line
-    except ValueError:
-        raise ValueError("no claims table in report.md") from None
-    rows = []
-    for line in lines[start:]:
-        if not line.startswith("| "):
-            break
-        # Cells are written as " | "-separated; an escaped pipe ("\|") never has a space before it.
-        cells = line[2:].removesuffix(" |").split(" | ")
-        if len(cells) != 4:
-            raise ValueError(f"claims row with {len(cells)} cells, expected 4: {line!r}")
-        _, paper, measured, verdict = (cell.replace("\\|", "|") for cell in cells)
-        rows.append(ClaimRow(paper, measured, verdict))
-    return rows
-
-
 class Report:
     """Collects a study's outputs in *out* and writes ``report.md`` and ``report.html``.
 
@@ -263,8 +191,10 @@ class Report:
     (e.g. ``quick``, number of runs, wall time) go in :attr:`meta`.
     """
 
-    def __init__(self, study: str, title: str, citation: str, out: Path) -> None:
+    def __init__(self, study: str, title: str, citation: str, out: Path, *, quick: bool = False) -> None:
         self.study = study
+        #: A ``--quick`` run: claims not decided by an interval or exactly are inconclusive.
+        self.quick = quick
         self.title = title
         self.citation = citation
         self.out = Path(out)
@@ -305,12 +235,19 @@ class Report:
         md.write_text(f"**{number}** — {caption}\n\n{markdown_table(df)}\n", encoding="utf-8")
         self.items.append(_Item("table", number=number, caption=caption, files=[csv.name, md.name], frame=df.copy()))
 
-    def claim(self, paper: str, measured: str, holds: Verdict) -> None:
+    def claim(self, paper: str, measured: str, holds: Verdict, *, interval: bool = False, exact: bool = False) -> None:
         """Record one of the paper's claims; ``holds=None``: not testable here (say why in
         *measured*); :data:`INCONCLUSIVE` (see :func:`against`, :func:`all_of`): the 95 %
-        interval of what decides it contains the threshold."""
+        interval of what decides it contains the threshold.
+
+        *interval*: the verdict was read from 95 % intervals against the claim's threshold;
+        *exact*: from deterministic values that a quick run computes as a full run does (the
+        same scenario, one run).  In a quick report any other verdict is
+        :data:`INCONCLUSIVE_QUICK`: its means come from a reduced grid or a few seeds."""
         if holds is not None and holds != INCONCLUSIVE:
             holds = bool(holds)
+            if self.quick and not (interval or exact):
+                holds = INCONCLUSIVE_QUICK
         self.claims.append(Claim(paper, measured, holds))
 
     def scenario(self, name: str, scenario: Any) -> None:
@@ -344,8 +281,10 @@ class Report:
         """``"14 of 21 claims hold, 6 do not, 1 cannot be tested here."`` (and how many are
         inconclusive, when some are)."""
         counts = self.summary_counts()
-        inconclusive = counts[VERDICTS[INCONCLUSIVE]]
-        middle = f"{inconclusive} {'is' if inconclusive == 1 else 'are'} inconclusive (too few runs), " if inconclusive else ""
+        middle = ""
+        for verdict in (INCONCLUSIVE, INCONCLUSIVE_QUICK):
+            n = counts[VERDICTS[verdict]]
+            middle += f"{n} {'is' if n == 1 else 'are'} {VERDICTS[verdict]}, " if n else ""
         return (
             f"{counts['holds']} of {len(self.claims)} claims hold, {counts['does not hold']} do not, "
             f"{middle}{counts['not testable']} cannot be tested here."
@@ -375,7 +314,7 @@ class Report:
             "",
             f"{self._counts_text()} Every entry in the 'renolab measured' column is computed from this run.",
             "",
-            _CLAIMS_HEADER,
+            CLAIMS_HEADER,
             "|---|---|---|---|",
         ]
         for i, c in enumerate(self.claims, 1):
@@ -423,7 +362,7 @@ class Report:
         parts.append(f"<p>{esc(self._counts_text())} Every 'renolab measured' entry is computed from this run.</p>")
         rows = []
         for i, c in enumerate(self.claims, 1):
-            cls = {True: "holds", False: "fails", INCONCLUSIVE: "inconclusive", None: "na"}[c.holds]
+            cls = {True: "holds", False: "fails", INCONCLUSIVE: "inconclusive", INCONCLUSIVE_QUICK: "inconclusive", None: "na"}[c.holds]
             rows.append(
                 f"<tr><td>{i}</td><td>{esc(c.paper)}</td><td>{esc(c.measured)}</td>"
                 f'<td class="{cls}">{esc(c.verdict)}</td></tr>'

@@ -82,6 +82,7 @@ def sack_newreno_reno_order(report: Report, r: Results) -> None:
         "twice in one window, so the recovery algorithms seldom differ",
         # Inconclusive while a cell's intervals overlap (a tie) and none says the opposite.
         False if worse_sack or worse_nr else True if better_sack == n_cells else INCONCLUSIVE,
+        interval=True,
     )
 
 
@@ -140,4 +141,5 @@ def model_checks(report: Report, r: Results, paper: dict[str, Any]) -> None:
         f"149.76 Mb/s SONET payload x 9180/10176 (AAL5 cells of a 9180-byte MTU) x 9140/9180 (TCP/IP headers) "
         f"= {optimum_mbps:.3f} Mb/s",
         abs(optimum_mbps - paper_opt) / paper_opt < 1e-4,
+        exact=True,
     )

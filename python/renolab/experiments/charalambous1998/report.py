@@ -42,7 +42,7 @@ def reproduce(out: Path, quick: bool = False, workers: int | None = None, emulat
     paper = paper_values(STUDY)
     g = grid(paper, quick)
     r = run_all(g, paper, workers)
-    report = Report(STUDY, TITLE, paper["paper"]["citation"], out)
+    report = Report(STUDY, TITLE, paper["paper"]["citation"], out, quick=quick)
     report.meta.update({"mode": "quick" if quick else "full", "replications per cell": g.reps, "test length": f"{TEST_S:g} s", "runs": r.runs})
     claims.falls_with_rtt_and_ber(report, r)
     claims.sack_newreno_reno_order(report, r)

@@ -177,14 +177,14 @@ def drop_tail_against_red(report: Report, results: Results, paper: dict[str, Any
     report.claim(
         f"RED causes more TCP drops than Drop Tail after the CBR flow starts (SACK: {pap['red']} with RED, "
         f"{pap['droptail']} with Drop Tail).",
-        "mean TCP drops after 5 s: "
+        f"mean TCP drops after {results.cbr_start_s:g} s: "
         + "; ".join(f"{VARIANT_LABELS[v]} RED {mean(v, 'red', 'tcp_drops_after_cbr'):.1f}, Drop Tail {mean(v, 'droptail', 'tcp_drops_after_cbr'):.1f}" for v in ("reno", "sack")),
         more,
     )
     lat_better = all(mean(v, "droptail", "rtt_after_cbr_ms") < mean(v, "red", "rtt_after_cbr_ms") for v in ("reno", "sack"))
     report.claim(
         "Latency with Drop Tail is slightly better than with RED (§3b).",
-        "mean RTT after 5 s: "
+        f"mean RTT after {results.cbr_start_s:g} s: "
         + "; ".join(f"{VARIANT_LABELS[v]} Drop Tail {mean(v, 'droptail', 'rtt_after_cbr_ms'):.1f} ms, RED {mean(v, 'red', 'rtt_after_cbr_ms'):.1f} ms" for v in ("reno", "sack")),
         lat_better,
     )
@@ -205,7 +205,7 @@ def sack_faster(report: Report, results: Results) -> None:
         "SACK has a higher throughput than Reno and, being faster, experiences more drops (§3b).",
         "TCP throughput "
         + ", ".join(f"{q}: SACK {mean('sack', q, 'tcp_mbps'):.2f} vs Reno {mean('reno', q, 'tcp_mbps'):.2f} Mb/s" for q in ("droptail", "red"))
-        + "; drops after 5 s "
+        + f"; drops after {results.cbr_start_s:g} s "
         + ", ".join(f"{q}: SACK {mean('sack', q, 'tcp_drops_after_cbr'):.1f} vs Reno {mean('reno', q, 'tcp_drops_after_cbr'):.1f}" for q in ("droptail", "red")),
         sack_more and all(mean("sack", q, "tcp_mbps") > mean("reno", q, "tcp_mbps") for q in ("droptail", "red")),
     )

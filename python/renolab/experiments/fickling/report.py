@@ -35,7 +35,7 @@ def reproduce(out: Path, quick: bool = False, workers: int | None = None) -> Pat
     paper = paper_values(STUDY)
     m = mode(quick)
     results = run_experiments(m, workers)
-    report = Report(STUDY, TITLE, paper["paper"]["citation"], out)
+    report = Report(STUDY, TITLE, paper["paper"]["citation"], out, quick=quick)
     report.meta.update(
         {
             "mode": "quick" if quick else "full",
@@ -132,7 +132,7 @@ def _experiment3(report: Report, results: Results, m: Mode, paper: dict) -> None
     e3, small = results.e3, results.e3_all[results.e3_all["window"] == NS2_WINDOW]
     pap = paper["exp3"]["sack_tcp_drops_after_cbr"]
     report.note(
-        f"TCP drops after the CBR start (15 s): with a {WINDOW}-segment window "
+        f"TCP drops after the CBR start ({results.cbr_start_s:g} s): with a {WINDOW}-segment window "
         + ", ".join(f"{VARIANT_LABELS[r.variant]}/{r.queue} {r.tcp_drops_after_cbr:.0f}" for r in e3.itertuples())
         + f" ({_red_more(e3)}); with ns-2's default window of {NS2_WINDOW} segments "
         + ", ".join(f"{VARIANT_LABELS[r.variant]}/{r.queue} {r.tcp_drops_after_cbr:.0f}" for r in small.itertuples())

@@ -90,6 +90,15 @@ class Results:
     runs: int
 
     @property
+    def cbr_start_s(self) -> float:
+        """When experiment 3's CBR flow sent its first datagram, as the runs measured it (the
+        same in every run)."""
+        starts = self.runs3["cbr_start_s"].unique()
+        if len(starts) != 1:
+            raise ValueError(f"experiment 3's CBR flow started at different times: {sorted(starts)}")
+        return float(starts[0])
+
+    @property
     def e3(self) -> pd.DataFrame:
         return self.e3_all[self.e3_all["window"] == WINDOW]
 
@@ -175,6 +184,7 @@ def run_experiment3(m: Mode, workers: int | None) -> tuple[pd.DataFrame, dict[tu
                 "cbr_drops": c["drops"],
                 "rtt_after_cbr_ms": val["rtt_after_s"] * 1e3,
                 "tcp_latency_ms": f["mean_latency_s"] * 1e3,
+                "cbr_start_s": c["first_send_s"],
             }
         )
     series = {(v, q): o.value for (v, q, w, s), o in zip(plan, outputs) if s == 0 and w == WINDOW}

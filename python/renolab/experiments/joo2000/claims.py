@@ -27,6 +27,7 @@ def multiple_drops_frequent(report: Report, fig2: pd.DataFrame, paper: dict[str,
             f"lowest {low.multiple_pct:.1f} % (95 % CI {low.multiple_lo:.1f}–{low.multiple_hi:.1f}) at n = {int(low.n)}. "
             f"Holds if the 95 % interval lies above {threshold} % at every n (inconclusive if one contains it).",
             all_of(against(r.multiple_lo, r.multiple_hi, threshold) for r in t.itertuples()),
+            interval=True,
         )
 
 

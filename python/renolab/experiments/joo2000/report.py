@@ -32,7 +32,7 @@ def reproduce(out: Any, quick: bool = False, workers: int | None = None) -> Path
     runs_plan = plan(quick)
     runs = run_plan(runs_plan, workers)
     sensitivity = None if quick else run_sensitivity(workers)
-    report = Report("joo2000", paper["paper"]["title"], paper["paper"]["citation"], out)
+    report = Report("joo2000", paper["paper"]["title"], paper["paper"]["citation"], out, quick=quick)
     report.meta["mode"] = "quick (n in {3, 6}, 10 seeds)" if quick else f"full ({FULL_SEEDS} seeds with PWD, {FULL_SEEDS_NOPWD} without, per point)"
     report.meta["runs"] = len(runs_plan) + (0 if sensitivity is None else len(sensitivity))
     _setup(report, paper, quick)

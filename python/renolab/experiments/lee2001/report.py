@@ -22,7 +22,7 @@ def reproduce(out: Any, quick: bool = False, workers: int | None = None) -> Path
     paper = paper_values("lee2001")
     grid = points(quick)
     results = run_grid(grid, workers)
-    report = Report("lee2001", paper["paper"]["title"], paper["paper"]["citation"], out)
+    report = Report("lee2001", paper["paper"]["title"], paper["paper"]["citation"], out, quick=quick)
     report.meta["mode"] = "quick (reduced grid)" if quick else "full grid"
     report.meta["runs"] = len(grid)
     _setup(report, quick)

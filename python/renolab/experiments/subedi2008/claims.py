@@ -1,5 +1,9 @@
 """subedi2008's claims, each checked against the runs: the wireless download, the wired
-path with one or two scripted losses, and the wired path with random loss."""
+path with one or two scripted losses, and the wired path with random loss.
+
+The scripted-loss cases are one deterministic run each, the same in quick and full mode
+(``exact=True``); the random cases' orderings are read from the 95 % interval of the
+per-seed difference (``interval=True``); the rest compare means."""
 
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ def wireless_response(report: Report, r: Results, paper: dict[str, Any], reps: i
         f"order {r.rank('wireless', 'response_s')} (paper: {ranking(paper_w)}; '=': not significantly different)",
         all_of([*(r.exceeds("wireless", "response_s", v, "reno") for v in VARIANTS if v != "reno"),
                 *(r.exceeds("wireless", "response_s", "newreno", v) for v in VARIANTS if v != "newreno")]),
+        interval=True,
     )
 
 
@@ -37,6 +42,7 @@ def wireless_windows_and_rates(report: Report, r: Results) -> None:
         "Wireless: Reno with SACK has a larger congestion window than Tahoe and NewReno.",
         f"time-averaged window min(cwnd, rwnd): {', '.join(f'{LABELS[v]} {cw_w[v]:.1f}' for v in VARIANTS)} segments",
         all_of([r.exceeds("wireless", "avg_window", "sack", "tahoe"), r.exceeds("wireless", "avg_window", "sack", "newreno")]),
+        interval=True,
     )
     rel = abs(cw_w["tahoe"] - cw_w["newreno"]) / max(cw_w["tahoe"], cw_w["newreno"])
     report.claim(
@@ -51,12 +57,14 @@ def wireless_windows_and_rates(report: Report, r: Results) -> None:
         f"goodput {', '.join(f'{LABELS[v]} {gp_w[v] / 1e6:.3f}' for v in VARIANTS)} Mb/s; throughput "
         f"{', '.join(f'{LABELS[v]} {th_w[v] / 1e6:.3f}' for v in VARIANTS)} Mb/s",
         all_of(r.exceeds("wireless", m, "reno", v) for m in ("goodput_bps", "throughput_bps") for v in VARIANTS if v != "reno"),
+        interval=True,
     )
     report.claim(
         "Wireless: Reno with SACK has higher throughput and goodput than NewReno and Tahoe.",
         f"goodput order {r.rank('wireless', 'goodput_bps')}; throughput order {r.rank('wireless', 'throughput_bps')} "
         "('=': the 95 % CI of the per-seed difference includes 0)",
         all_of(r.exceeds("wireless", m, "sack", v) for m in ("goodput_bps", "throughput_bps") for v in ("newreno", "tahoe")),
+        interval=True,
     )
 
 
@@ -67,6 +75,7 @@ def single_loss(report: Report, r: Results) -> None:
         "Single packet loss: Tahoe falls back to slow start; the others use fast retransmit and fast recovery.",
         f"smallest cwnd within 2 s of the loss: {', '.join(f'{LABELS[v]} {low1[v]:.0f}' for v in VARIANTS)} segments",
         low1["tahoe"] <= 1.0 and all(low1[v] > 1.0 for v in ("reno", "sack", "newreno")),
+        exact=True,
     )
     rt1 = r.by_variant("single", "response_s")
     spread1 = (max(rt1.values()) - min(rt1.values())) / min(rt1.values())
@@ -74,6 +83,7 @@ def single_loss(report: Report, r: Results) -> None:
         "Single packet loss: the four algorithms have the same file download response time.",
         f"{', '.join(f'{LABELS[v]} {rt1[v]:.2f} s' for v in VARIANTS)}: spread {100 * spread1:.2f} %",
         spread1 < 0.01,
+        exact=True,
     )
 
 
@@ -85,17 +95,20 @@ def two_losses(report: Report, r: Results) -> None:
         "Two packet losses in a window: Reno with SACK has a shorter download response time than the other three.",
         f"response {', '.join(f'{LABELS[v]} {rt2[v]:.3f} s' for v in VARIANTS)}",
         all(higher_than(rt2[v], rt2["sack"], 1e-5) for v in VARIANTS if v != "sack"),
+        exact=True,
     )
     report.claim(
         "Two packet losses in a window: Reno with SACK has a larger congestion window than the other three.",
         f"time-averaged window min(cwnd, rwnd): {', '.join(f'{LABELS[v]} {cw2[v]:.2f}' for v in VARIANTS)} segments",
         all(higher_than(cw2["sack"], cw2[v]) for v in VARIANTS if v != "sack"),
+        exact=True,
     )
     rel2 = abs(cw2["tahoe"] - cw2["newreno"]) / max(cw2["tahoe"], cw2["newreno"])
     report.claim(
         "Two packet losses: NewReno and Tahoe have similar congestion windows.",
         f"time-averaged window differs by {100 * rel2:.1f} %",
         rel2 <= 0.2,
+        exact=True,
     )
     report.claim(
         "Two packet losses: Reno has the worst performance (and, in the conclusions, 'significant performance "
@@ -103,6 +116,7 @@ def two_losses(report: Report, r: Results) -> None:
         f"Reno: {rt2['reno']:.2f} s, {r.value('two', 'reno', 'timeouts'):.0f} timeout(s); the best is "
         f"{rt2[min(rt2, key=rt2.get)]:.2f} s (+{100 * (rt2['reno'] / min(rt2.values()) - 1):.2f} %)",
         all(higher_than(rt2["reno"], rt2[v]) for v in VARIANTS if v != "reno"),
+        exact=True,
     )
 
 
@@ -120,12 +134,14 @@ def random_loss(report: Report, r: Results, paper: dict[str, Any], reps: int) ->
         f"and not than {names([v for v in VARIANTS if v != 'tahoe' and not r.higher('random', 'response_s', 'tahoe', v)])} "
         "(95 % CI of the per-seed difference)",
         all_of(r.exceeds("random", "response_s", "tahoe", v) for v in VARIANTS if v != "tahoe"),
+        interval=True,
     )
     report.claim(
         "0.05 % loss: Reno has a larger download response time than Reno with SACK and NewReno.",
         f"Reno {rt3['reno']:.2f} ± {ci3['reno']:.2f} s vs SACK {rt3['sack']:.2f} ± {ci3['sack']:.2f} s, NewReno "
         f"{rt3['newreno']:.2f} ± {ci3['newreno']:.2f} s (longer only if the 95 % CI of the per-seed difference excludes 0)",
         all_of([r.exceeds("random", "response_s", "reno", "sack"), r.exceeds("random", "response_s", "reno", "newreno")]),
+        interval=True,
     )
     gap = abs(rt3["sack"] - rt3["newreno"]) / min(rt3["sack"], rt3["newreno"])
     report.claim(
@@ -140,4 +156,5 @@ def random_loss(report: Report, r: Results, paper: dict[str, Any], reps: int) ->
         f"goodput {', '.join(f'{LABELS[v]} {gp3[v] / 1e6:.4f}' for v in VARIANTS)} Mb/s; throughput "
         f"{', '.join(f'{LABELS[v]} {th3[v] / 1e6:.4f}' for v in VARIANTS)} Mb/s",
         all_of(r.exceeds("random", m, "sack", v) for m in ("goodput_bps", "throughput_bps") for v in VARIANTS if v != "sack"),
+        interval=True,
     )

@@ -34,7 +34,7 @@ def reproduce(out: Path, quick: bool = False, workers: int | None = None) -> Pat
     reps = seeds(quick)
     runs = plan(quick)
     r = run_all(runs, workers)
-    report = Report(STUDY, TITLE, paper["paper"]["citation"], out)
+    report = Report(STUDY, TITLE, paper["paper"]["citation"], out, quick=quick)
     report.meta.update({"mode": "quick" if quick else "full", "seeds per random-loss case": reps, "runs": len(runs) + len(traced_plan())})
     claims.wireless_response(report, r, paper, reps)
     claims.wireless_windows_and_rates(report, r)
