@@ -160,3 +160,15 @@ def dodged_errorbar(ax: Any, x: Any, y: Any, yerr: Any, index: int, count: int, 
     ax.update_datalim(points[np.isfinite(points).all(axis=1)])
     ax.autoscale_view()
     return bars
+
+
+def figure_legend(fig: Any, handles: Any = None, **options: Any) -> Any:
+    """One legend for the whole figure, under its panels, outside the data (the constrained
+    layout makes room; a title above stays clear), in up to six columns; *handles* default
+    to the labelled artists of the first panel that has any."""
+    if handles is None:
+        handles = next((ax.get_legend_handles_labels()[0] for ax in fig.axes if ax.get_legend_handles_labels()[0]), [])
+    if not handles:
+        return None
+    settings = {"loc": "outside lower center", "ncol": min(len(handles), 6), "fontsize": "small", **options}
+    return fig.legend(handles=handles, **settings)

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from renolab.experiments.charalambous1998 import scenarios as study
-from renolab.plot.figure import new_axes
+from renolab.plot.figure import figure_legend, new_axes
 from renolab.experiments.report import Report, paper_values
 from renolab.experiments.runner import run_many
 from renolab.scenario import Scenario
@@ -239,9 +239,9 @@ def _figure(frame: pd.DataFrame) -> Any:
             ax.plot(part["ber"], part["testbed_mbps"], marker="x", ls="none", color=c)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("bit error rate")
+        ax.set_xlabel("bit error rate (errors per bit)")
         ax.set_title(f"RTT {rtt:g} ms")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("throughput (Mb/s)")
-    axes[0].legend(fontsize="x-small")
+    figure_legend(fig)
     return fig

@@ -17,7 +17,7 @@ from renolab.experiments.charalambous1998.scenarios import (
     mathis_bps,
 )
 from renolab.experiments.style import VARIANT_COLOURS, VARIANT_LABELS
-from renolab.plot.figure import new_axes
+from renolab.plot.figure import clipped_errors, figure_legend, new_axes
 
 
 def table1(r: Results) -> Any:
@@ -34,18 +34,18 @@ def table1(r: Results) -> Any:
             colour = cmap(i / max(1, len(rtts) - 1) * 0.9)
             part = cells[(cells["variant"] == v) & (cells["rtt_ms"] == rtt)].sort_values("ber")
             ax.errorbar(
-                part["ber"], part["mbps"], yerr=np.nan_to_num(part["ci95"]), marker=markers.get(rtt, "o"),
+                part["ber"], part["mbps"], yerr=clipped_errors(part["mbps"], part["ci95"], low=0.0), marker=markers.get(rtt, "o"),
                 color=colour, label=f"RTT {rtt:g} ms", capsize=2,
             )
             ax.plot(part["ber"], part["paper_mbps"], marker=markers.get(rtt, "o"), color=colour, ls=":", mfc="none")
         ax.axhline(optimum_mbps, color="k", lw=0.8, ls="--")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("bit error rate")
+        ax.set_xlabel("bit error rate (errors per bit)")
         ax.set_title(VARIANT_LABELS[v])
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("throughput (Mb/s)")
-    axes[0].legend(fontsize="small", title="solid: renolab, dotted: paper", title_fontsize="small")
+    figure_legend(fig, title="solid: renolab (95 % CI), dotted: paper", title_fontsize="small")
     return fig
 
 
@@ -72,7 +72,7 @@ def mathis(r: Results) -> Any:
     ax.set_ylim(lo, hi)
     ax.set_xlabel("Mathis model MSS/RTT x sqrt(3/4)/sqrt(p) (Mb/s, capped at the optimum)")
     ax.set_ylabel("measured throughput (Mb/s)")
-    ax.legend(fontsize="x-small", ncol=2, title="x: < 20 losses per test", title_fontsize="x-small")
+    figure_legend(fig, ncol=3, title="x: < 20 losses per test", title_fontsize="small")
     ax.grid(True, which="both", alpha=0.3)
     return fig
 
@@ -89,7 +89,7 @@ def test_length(r: Results) -> Any:
         for v, dodge in (("reno", 0.96), ("sack", 1.04)):  # side by side on the log axis
             part = sens[(sens["variant"] == v) & (sens["ber"] == ber)].sort_values("length_s")
             colour = VARIANT_COLOURS[v]
-            ax.errorbar(part["length_s"] * dodge, part["mbps"], yerr=np.nan_to_num(part["ci95"]), color=colour, marker="o", capsize=2, label=f"{VARIANT_LABELS[v]} (renolab)")
+            ax.errorbar(part["length_s"] * dodge, part["mbps"], yerr=clipped_errors(part["mbps"], part["ci95"], low=0.0), color=colour, marker="o", capsize=2, label=f"{VARIANT_LABELS[v]} (renolab)")
             paper = r.paper_mbps(v, 534.0, ber)
             ax.axhline(paper, color=colour, ls=":", label=f"{VARIANT_LABELS[v]} (paper)")
         mathis = mathis_bps(0.534, loss_probability(ber)) / 1e6
@@ -103,5 +103,5 @@ def test_length(r: Results) -> Any:
         ax.set_title(f"BER {r.grid.ber_name(ber)}")
         ax.grid(True, which="both", alpha=0.3)
     np.atleast_1d(axes)[0].set_ylabel("throughput (Mb/s)")
-    np.atleast_1d(axes)[0].legend(fontsize="x-small")
+    figure_legend(fig)
     return fig

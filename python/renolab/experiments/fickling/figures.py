@@ -8,7 +8,7 @@ import pandas as pd
 
 from renolab.experiments.fickling.scenarios import EXP3_CBR_START_S, VARIANTS
 from renolab.experiments.style import VARIANT_COLOURS, VARIANT_LABELS
-from renolab.plot.figure import new_axes
+from renolab.plot.figure import figure_legend, new_axes
 
 
 def metric_vs_cbr_rate(e1: pd.DataFrame, metric: str, label: str) -> Any:
@@ -20,7 +20,7 @@ def metric_vs_cbr_rate(e1: pd.DataFrame, metric: str, label: str) -> Any:
     ax.set_xlabel("CBR rate (Mb/s)")
     ax.set_ylabel(label)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    figure_legend(fig)
     return fig
 
 
@@ -39,7 +39,7 @@ def pair_metric_vs_cbr_rate(e2: pd.DataFrame, pair: str, metric: str, label: str
     ax.set_xlabel("CBR rate (Mb/s)")
     ax.set_ylabel(label)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    figure_legend(fig)
     return fig
 
 
@@ -55,7 +55,7 @@ def newreno_vegas(e2: pd.DataFrame) -> Any:
     for ax in (ax_t, ax_l):
         ax.set_xlabel("CBR rate (Mb/s)")
         ax.grid(True, alpha=0.3)
-    ax_t.legend(fontsize="small")
+    figure_legend(fig)
     return fig
 
 
@@ -69,9 +69,9 @@ def jain_vs_cbr_rate(e2: pd.DataFrame) -> Any:
         ax.plot(part["cbr_mbps"], part["jain"], marker="o", ms=3, color=colour, label=f"{VARIANT_LABELS[a]}-{VARIANT_LABELS[b]}")
     ax.set_ylim(0.45, 1.02)
     ax.set_xlabel("CBR rate (Mb/s)")
-    ax.set_ylabel("Jain's index (mean of seeds)")
+    ax.set_ylabel("Jain's fairness index (mean of seeds)")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    figure_legend(fig)
     return fig
 
 
@@ -88,5 +88,5 @@ def throughput_when_cbr_joins(series: dict[Any, Any], variant: str) -> Any:
         ax.set_xlabel("time (s)")
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("throughput (Mb/s, 0.5 s bins)")
-    axes[0].legend(fontsize="small")
+    figure_legend(fig)
     return fig

@@ -10,7 +10,7 @@ import pandas as pd
 
 from renolab.experiments.joo2000.scenarios import BASE_MBPS, FIG3_FLOWS
 from renolab.experiments.joo2000.tables import PATTERN_KEYS, PATTERN_LABELS, PATTERNS
-from renolab.plot.figure import new_axes
+from renolab.plot.figure import clipped_errors, figure_legend, new_axes
 
 #: A colour per first-loss pattern.
 PATTERN_COLOURS = {"rto": "tab:gray", "1": "tab:blue", "2": "tab:orange", "3": "tab:green", ">3": "tab:red"}
@@ -37,11 +37,11 @@ def loss_patterns(table: pd.DataFrame, by: str, xlabel: str, paper_points: dict[
                 ax.plot([pp[0] + offset], [pp[1][key]], "x", ms=9, mew=2, color=PATTERN_COLOURS[p])
         ax.set_title(f"({'ab'[j]}) {'with' if dl else 'without'} delayed ACK", fontsize="small")
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("% of first loss detections")
+        ax.set_ylabel("first loss detections (%)")
         ax.set_ylim(0, 100)
         ax.set_xticks(xs, [f"{x:g}" for x in xs])
         ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize="x-small")
+    figure_legend(fig)
     return fig
 
 
@@ -50,22 +50,23 @@ def recovery_means(tables: tuple[pd.DataFrame, pd.DataFrame], value: str, ylabel
     bandwidth (right), without (top) and with (bottom) delayed ACK."""
     fig, axes = new_axes(11, 7, 2, 2, squeeze=False)
     for i, dl in enumerate((False, True)):
-        for j, (table, x, xlabel) in enumerate(((tables[0], "n", "existing connections n"), (tables[1], "bandwidth_mbps", f"bottleneck bandwidth (Mb/s), n = {FIG3_FLOWS}"))):
+        for j, (table, x, xlabel) in enumerate(((tables[0], "n", f"existing connections n (flows; {BASE_MBPS} Mb/s)"), (tables[1], "bandwidth_mbps", f"bottleneck bandwidth (Mb/s; n = {FIG3_FLOWS})"))):
             ax = axes[i, j]
             values = np.unique(table[x].to_numpy(dtype=float))
             step = 0.08 * float(np.diff(values).min()) if len(values) > 1 else 0.08
             for pwd, offset, style in ((True, -step, dict(color="tab:blue", marker="o")), (False, step, dict(color="tab:red", marker="x"))):
                 t = table[(table["delayed_ack"] == dl) & (table["pwd"] == pwd)]
                 if len(t):
-                    ax.errorbar(t[x].to_numpy(dtype=float) + offset, t[f"mean_{value}"], yerr=t["ci95"].fillna(0), capsize=3,
+                    mean = t[f"mean_{value}"].to_numpy(dtype=float)
+                    ax.errorbar(t[x].to_numpy(dtype=float) + offset, mean, yerr=clipped_errors(mean, t["ci95"], low=0.0), capsize=3,
                                 label=f"NewReno {'with' if pwd else 'without'} PWD", **style)
             ax.set_xticks(values, [f"{v:g}" for v in values])
             ax.set_title(f"({'ab'[i]}) {'with' if dl else 'without'} delayed ACK" + ("" if j == 0 else ", vs bandwidth"), fontsize="small")
-            ax.set_xlabel(xlabel if j else f"{xlabel} ({BASE_MBPS} Mb/s)")
+            ax.set_xlabel(xlabel)
             ax.set_ylabel(ylabel)
             ax.grid(alpha=0.3)
             ax.set_ylim(bottom=0)
-    axes[0, 0].legend(fontsize="x-small")
+    figure_legend(fig)
     return fig
 
 
@@ -84,5 +85,5 @@ def burst_vs_window(clean: pd.DataFrame) -> Any:
         ax.set_ylabel("burst size (packets)")
         ax.set_title(f"({'ab'[j]}) {'with' if dl else 'without'} delayed ACK", fontsize="small")
         ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize="x-small")
+    figure_legend(fig)
     return fig

@@ -76,7 +76,7 @@ def _first_losses(report: Report, runs: pd.DataFrame, paper: dict[str, Any], sen
     bands = sorted(float(b) for b in runs[runs["n"] == FIG3_FLOWS]["bandwidth_mbps"].unique())
     fig2 = tables.fig2_table(with_pwd, paper)
     paper_points = {dl: v for dl, v in tables.paper_n9(paper).items() if 9 in flows_n}
-    report.figure(figures.loss_patterns(fig2, "n", "existing connections n", paper_points), "Fig. 2",
+    report.figure(figures.loss_patterns(fig2, "n", "existing connections n (flows)", paper_points), "Fig. 2",
                   f"Statistics of detected drop patterns with {BASE_MBPS} Mb/s bottleneck (error bars: 95 % CI; x: the paper's n = 9 values)")
     report.table(fig2, "Fig. 2 data", "First-loss detection patterns, % of runs, with 95 % Wilson intervals (paper: n = 9, from its text)")
     fig3 = tables.pattern_table(with_pwd[with_pwd["n"] == FIG3_FLOWS], "bandwidth_mbps")
@@ -121,7 +121,7 @@ def _recoveries(report: Report, runs: pd.DataFrame, paper: dict[str, Any]) -> No
     fr = tables.episodes(runs, clean_recovery=False)
     clean = tables.episodes(runs, clean_recovery=True)
     means = tables.recovery_means(fr, clean)
-    report.figure(figures.recovery_means((means["fig4_n"], means["fig4_b"]), "new_segments", "new packets during recovery"), "Fig. 4",
+    report.figure(figures.recovery_means((means["fig4_n"], means["fig4_b"]), "new_segments", "new packets during recovery (packets)"), "Fig. 4",
                   "Average total number of new packets sent during recovery (runs with a timeout before or during recovery excluded; error bars: 95 % CI)")
     report.table(tables.means_data(means["fig4_n"], means["fig4_b"]), "Fig. 4 data", "Mean new packets sent during the first fast recovery, with 95 % CI half-width")
     report.figure(figures.recovery_means((means["fig5_n"], means["fig5_b"]), "burst", "burst size (packets)"), "Fig. 5",

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from matplotlib.lines import Line2D
+
 from renolab.experiments.lee2001.runs import TN_BIN_S, GridResults
 from renolab.experiments.lee2001.scenarios import ALPHA_NAMES, SETTING_LABELS, SETTINGS, VARIANT_LABELS, VARIANTS
-from renolab.plot.figure import new_axes
+from renolab.plot.figure import figure_legend, new_axes
 
 #: A colour per variant, a line style per setting.
 COLOURS = {"reno": "tab:blue", "newreno": "tab:red", "sack": "tab:green"}
@@ -20,8 +22,6 @@ def _variant_and_style_handles() -> list[Any]:
     """Legend entries of Fig. 2: a colour per variant, a line style per setting, the paper's
     mark: readable where one entry per (variant, setting) line was not (the dashes of a
     short handle look solid)."""
-    from matplotlib.lines import Line2D
-
     handles = [Line2D([], [], color=c, marker="o", ms=3, label=VARIANT_LABELS[v]) for v, c in COLOURS.items()]
     handles += [Line2D([], [], color="0.3", ls=STYLES[s], label=SETTING_LABELS[s]) for s in SETTINGS]
     handles.append(Line2D([], [], color="0.3", marker="x", ls="none", ms=7, mew=2, label="paper"))
@@ -50,10 +50,10 @@ def utilisation_vs_bdp(results: GridResults, paper_mu: dict[tuple[str, int, floa
         ax.set_ylim(0, 1.02)
         ax.set_title(f"({'abcd'[k]}) {ALPHA_NAMES.get(a, f'B = {a:g} W*')}", fontsize="small")
         ax.set_xlabel("W* (packets)")
-        ax.set_ylabel("μ")
+        ax.set_ylabel("μ (fraction of C)")
         ax.grid(alpha=0.3)
         ax.label_outer()  # the panels share their scales: label the outer ones only
-    axes.flat[0].legend(handles=_variant_and_style_handles(), fontsize="x-small", loc="lower left", handlelength=3.5)
+    figure_legend(fig, _variant_and_style_handles(), handlelength=3.5)
     return fig
 
 
@@ -73,9 +73,9 @@ def normalised_throughput(results: GridResults, variant: str) -> Any:
     ax.set_xlim(0, 10)
     ax.set_ylim(0, 1.05 * top)  # no curve clipped
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("T_N")
+    ax.set_ylabel("T_N (goodput / C)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="x-small", ncol=4)
+    figure_legend(fig)
     return fig
 
 
@@ -95,10 +95,10 @@ def recovery_time_sequence(results: GridResults) -> Any:
             r = results.row(setting, variant, 640, 0.25)
             ax.set_title(f"({'ab'[j]}) {VARIANT_LABELS[variant]}, {SETTING_LABELS[setting]}: t_c = {r['t_c_s']:.2f} s", fontsize="small")
             ax.set_xlabel("time (s)")
-            ax.set_ylabel("segment number")
+            ax.set_ylabel("sequence number (segments)")
             ax.set_xlim(0, max(results.row(st, vv, 640, 0.25)["t_c_s"] for st in SETTINGS for vv in ("reno", "newreno")) * 1.02)
             ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize="x-small", markerscale=2, loc="upper left")
+    figure_legend(fig, markerscale=3)
     return fig
 
 
@@ -117,8 +117,9 @@ def buffer_gain(results: GridResults, gain: Any, paper_bg: dict[tuple[str, int, 
                     ax.plot([a], [value], "x", color=WSTAR_COLOURS.get(w), ms=9, mew=2)
             ax.set_title(f"({'abc'[j]}) {VARIANT_LABELS[variant]}, {SETTING_LABELS[setting]}", fontsize="small")
             ax.set_xticks(fractions, [f"{a:g}" for a in fractions])
-            ax.set_xlabel("B / W*")
-            ax.set_ylabel("BG")
+            ax.set_xlabel("B / W* (fraction of the pipe)")
+            ax.set_ylabel("BG (μ / μ at B = W*/4)")
             ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize="x-small")
+    paper = Line2D([], [], color="0.3", marker="x", ls="none", ms=7, mew=2, label="paper")
+    figure_legend(fig, [*axes[0, 0].get_legend_handles_labels()[0], paper])
     return fig

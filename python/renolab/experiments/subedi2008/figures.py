@@ -11,7 +11,7 @@ import pandas as pd
 
 from renolab.experiments.style import VARIANT_COLOURS
 from renolab.experiments.subedi2008.scenarios import LABELS, VARIANTS
-from renolab.plot.figure import new_axes
+from renolab.plot.figure import figure_legend, new_axes
 
 #: Line style and width per variant: identical curves (Reno and NewReno after one loss) stay visible.
 LINE_STYLES = {"tahoe": ("-", 1.0), "reno": ("-", 2.6), "sack": ("-", 1.2), "newreno": ("--", 1.2)}
@@ -31,7 +31,7 @@ def cwnd_stack(traces: dict[Any, Any], case: str) -> Any:
         c = _cwnd_frame(traces[(case, v)])
         ax.step(c["time_s"], c["cwnd"], where="post", color=VARIANT_COLOURS[v], lw=0.8)
         ax.axhline(44, color="0.5", ls=":", lw=0.8)
-        ax.set_ylabel("cwnd + infl. (seg)")
+        ax.set_ylabel("cwnd + infl. (segments)")
         ax.text(0.01, 0.85, LABELS[v], transform=ax.transAxes, fontsize="small")
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time (s)   (dotted: the 65,535-byte receive window, 44 segments)")
@@ -60,7 +60,7 @@ def cwnd_overlay(traces: dict[Any, Any], case: str) -> Any:
     full.set_ylabel("cwnd with recovery inflation (segments)")
     full.set_title("whole download", fontsize="small")
     zoom.set_title("around the loss", fontsize="small")
-    zoom.legend(fontsize="small")
+    figure_legend(fig)
     return fig
 
 
@@ -79,9 +79,9 @@ def rates(traces: dict[Any, Any], case: str, bin_s: float) -> Any:
         ax_g.plot(series["time_s"] + bin_s / 2, series["goodput_bps"] / 1e6, color=VARIANT_COLOURS[v], label=LABELS[v], lw=width, ls=style)
     ax_t.set_title("throughput (retransmissions included)", fontsize="small")
     ax_g.set_title("goodput (each byte once)", fontsize="small")
-    ax_t.set_ylabel("Mb/s")
+    ax_t.set_ylabel("payload rate (Mb/s)")
     for ax in (ax_t, ax_g):
         ax.set_xlabel("time (s)")
         ax.grid(True, alpha=0.3)
-    ax_g.legend(fontsize="small")
+    figure_legend(fig)
     return fig
