@@ -124,10 +124,10 @@ def cc(run: Result, *, flows: Sequence[str] | str | None = None) -> Figure:
     if not names:
         raise ValueError("no congestion controller traced a value in the 'cc' trace (Reno-like controllers trace none; their window is the cwnd figure)")
     panels = _panels(frame, names)
-    with_modes = "mode" in frame and frame[frame["flow"].astype(str).isin(names)]["mode"].notna().any()
-    count = len(panels) + bool(with_modes)
-    fig = new_figure(9.0, 1.0 + 2.0 * len(panels) + (0.4 + 0.35 * len(names) if with_modes else 0.0))
-    heights = [3.0] * len(panels) + ([0.6 + 0.5 * len(names)] if with_modes else [])
+    moded = [f for f in names if "mode" in frame and frame.loc[frame["flow"].astype(str) == f, "mode"].notna().any()]
+    count = len(panels) + bool(moded)
+    fig = new_figure(9.0, 1.0 + 2.0 * len(panels) + (0.4 + 0.35 * len(moded) if moded else 0.0))
+    heights = [3.0] * len(panels) + ([0.6 + 0.5 * len(moded)] if moded else [])
     axes = fig.subplots(count, 1, sharex=True, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
     end = end_time(run, frame)
     colours = flow_colours(run)
@@ -142,8 +142,8 @@ def cc(run: Result, *, flows: Sequence[str] | str | None = None) -> Figure:
         _from_zero(ax)
         ax.grid(True, alpha=0.3)
         legend_outside(ax, max_entries=20, markerscale=4)
-    if with_modes:
-        _modes(axes[-1], frame, names, end)
+    if moded:
+        _modes(axes[-1], frame, moded, end)
     axes[0].set_title("Congestion controller state")
     axes[-1].set_xlabel("time (s)")
     axes[-1].set_xlim(left=0)

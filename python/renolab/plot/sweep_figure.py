@@ -5,7 +5,6 @@ shared by a bottleneck's flows (Jain's index) drawn once, and the legend outside
 
 from __future__ import annotations
 
-import textwrap
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -118,7 +117,7 @@ def sweep(
     runs = f"{int(n.min())}" if len(n) and n.min() == n.max() else f"{int(n.min())}-{int(n.max())}" if len(n) else "0"
     ax.set_xlabel(xq.label)
     ax.set_ylabel(yq.label)
-    ax.set_title(textwrap.fill(f"{yq.name} vs {xq.name}: mean and 95 % confidence interval over {runs} runs", 70), fontsize="medium")
+    ax.set_title(f"{yq.name} vs {xq.name}\nmean and 95 % confidence interval over {runs} runs", fontsize="medium")
     ax.grid(True, alpha=0.3)
     legend_outside(ax)
     return fig
