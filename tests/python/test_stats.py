@@ -45,3 +45,22 @@ def test_quantile_arguments_are_checked():
         student_t_quantile(1.0, 3)
     with pytest.raises(ValueError, match="df must be positive"):
         student_t_quantile(0.975, 0)
+
+
+def test_wilson_interval_stays_in_0_1_and_contains_the_proportion():
+    from renolab.stats import wilson_interval
+
+    lo, hi = wilson_interval(9, 10)
+    assert 0.0 <= lo < 0.9 < hi <= 1.0
+    assert wilson_interval(10, 10)[1] == 1.0 and wilson_interval(0, 10)[0] == 0.0
+    assert round(wilson_interval(5, 10)[0], 4) == 0.2366  # the textbook value for 5 of 10
+    assert all(math.isnan(v) for v in wilson_interval(0, 0))
+
+
+def test_spearman_ranks_with_ties_and_no_spread():
+    from renolab.stats import spearman
+
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == 1.0
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == -1.0
+    assert spearman([1, 2, 3], [5, 5, 5]) == 0.0  # nothing to rank
+    assert abs(spearman([1, 2, 3, 4], [1, 3, 2, 4]) - 0.8) < 1e-12
