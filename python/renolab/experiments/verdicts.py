@@ -50,7 +50,7 @@ VERDICT_MARKS = {
     for holds, mark in ((True, "✅"), (False, "❌"), (INCONCLUSIVE, "❔"), (INCONCLUSIVE_QUICK, "❔"), (None, "—"))
 }
 
-#: A verdict: True, False, :data:`INCONCLUSIVE` or None (not testable).
+#: A verdict: True, False, :data:`INCONCLUSIVE`, :data:`INCONCLUSIVE_QUICK` or None (not testable).
 Verdict = Any
 
 
