@@ -67,15 +67,33 @@ def run(
     trace_memory_limit: Optional[int] = None,
     progress: Optional[Callable[[float, int], object]] = None,
     controllers: Optional[dict[int, tuple[type, list[str], list[str]]]] = None,
+    memory_available: Optional[int] = None,
 ) -> RunOutput:
     """Run a scenario (JSON text), recording *traces*; the GIL is released meanwhile, taken
     back about every 50 ms to run signal handlers and call ``progress(sim_time_s, events)``.
+    A trace that stops early (a full disk, a limit) does not fail the run:
+    ``result["trace_failures"]`` says where (``truncated_at_s``) and why (``error``). Memory
+    running short (past ``simulation.max_memory``, by default the smaller of 8 GiB and
+    *memory_available*) stops the run: ``summary["stop_reason"] == "memory"``, the reason in
+    ``summary["memory_error"]``.
     A ``KeyboardInterrupt`` stops the run: what it collected is returned, with
     ``summary["stop_reason"] == "interrupted"``. *controllers* gives Python controllers:
     ``{flow index: (class, hooks it overrides, attributes it traces)}`` (:mod:`renolab.cc`);
     the run then holds the GIL throughout. A controller that fails raises
     :class:`SimulationError` with ``kind`` ``"controller"``, ``user_traceback`` and the
     exception as its cause."""
+
+def estimate_output_bytes(scenario_json: str, traces: list[str]) -> dict[str, int]:
+    """Rough sizes in bytes of the named traces' records and of the pcap files (``"pcap"``)
+    a run of the scenario would write; they err low."""
+
+def available_memory() -> Optional[int]:
+    """Memory this process may still allocate (bytes): the smallest of MemAvailable, the
+    memory cgroup's headroom and the address-space limit's; None where unknown."""
+
+def shorten_message(message: str) -> str:
+    """*message* with its long values cut (a quoted value to 40 characters, a word to 60,
+    the whole to 2000), saying how long they were."""
 
 def python_controllers(scenario_json: str) -> list[tuple[int, str, str]]:
     """The flows whose variant is a Python controller: ``(flow index, the variant as

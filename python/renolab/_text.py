@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["format_duration", "plural"]
+__all__ = ["format_duration", "human_bytes", "plural"]
 
 
 def plural(n: int, word: str) -> str:
@@ -23,3 +23,11 @@ def format_duration(seconds: float) -> str:
         return f"{minutes} min {secs:02d} s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min"
+
+
+def human_bytes(n: float) -> str:
+    """``"512 bytes"``, ``"3.2 MiB"``, ``"1.5 GiB"``."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{int(n)} bytes"

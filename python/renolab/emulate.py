@@ -29,7 +29,7 @@ from typing import Any, Union
 from renolab import _core
 from renolab._core import EmulationError, ScenarioError
 from renolab.results import Result
-from renolab.scenario import PathLike, Scenario
+from renolab.scenario import PathLike, Scenario, _directory, _trace_names, _whole_number, stopped_short
 
 __all__ = [
     "EmulationError",
@@ -89,30 +89,41 @@ def emulate(
 
     Raises :class:`renolab.ScenarioError` for a scenario it refuses (nothing is created),
     :class:`EmulationError` (``kind`` ``"unsupported"`` or ``"failed"``) when the machine
-    cannot emulate or the run fails, and ``KeyboardInterrupt`` on Ctrl-C; every namespace
-    created is removed in all cases.
+    cannot emulate or the run fails, :class:`renolab.RunInterrupted` on Ctrl-C (or SIGTERM,
+    SIGHUP where the command line handles them) with what was collected up to then, and
+    :class:`renolab.scenario.RunError` (``kind`` ``"trace"``) if a trace could not be
+    written whole; every namespace created is removed in all cases, and only namespaces a
+    run of renolab provably left behind are removed besides (docs/emulation.md).
     """
     sc = _as_scenario(scenario)
     text = sc.to_json()
     normalised = json.loads(_core.emulate_normalise(text))
-    traces = [trace] if isinstance(trace, str) else list(trace)
-    for directory in (trace_dir, pcap_dir):
+    traces = _trace_names(trace)
+    directories = [_directory(d, name) for d, name in ((trace_dir, "trace_dir"), (pcap_dir, "pcap_dir"))]
+    limit = _whole_number(trace_memory_limit, "trace_memory_limit")
+    for name, value in (("tcp_info_interval_ms", tcp_info_interval_ms), ("spin_us", spin_us)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e9:
+            raise ScenarioError(f"{name}: expected a number from 0 to 1e9, got {value!r:.60}")
+    if cpu is not None and (isinstance(cpu, bool) or not isinstance(cpu, int) or not 0 <= cpu < 1 << 16):
+        raise ScenarioError(f"cpu: expected the number of a CPU, got {cpu!r:.60}")
+    for directory in directories:
         if directory is not None:
             os.makedirs(directory, exist_ok=True)
     start = time.perf_counter()
     raw = _core.emulate(
         text,
         traces,
-        None if trace_dir is None else os.fspath(trace_dir),
-        None if pcap_dir is None else os.fspath(pcap_dir),
-        None if trace_memory_limit is None else int(trace_memory_limit),
+        *directories,
+        limit,
         max(1, round(tcp_info_interval_ms * 1000)),
         max(0, round(spin_us)),
         cpu,
         bool(realtime),
     )
     wall_time_s = time.perf_counter() - start
-    return Result(raw, scenario=json.loads(text), wall_time_s=wall_time_s, normalised=normalised)
+    result = Result(raw, scenario=json.loads(text), wall_time_s=wall_time_s, normalised=normalised, unique=True)
+    stopped_short(result)
+    return result
 
 
 def timing_line(result: Result) -> str:

@@ -220,8 +220,13 @@ def _advance(progress: Progress | None) -> None:
 
 
 def _worker_init() -> None:
-    """In each worker: ignore Ctrl-C (the parent stops the workers) and exit if orphaned."""
+    """In each worker: ignore Ctrl-C (the parent stops the workers), die of SIGTERM and
+    SIGHUP (what the parent stops them with; a forked worker would otherwise inherit the
+    command line's handler, which turns them into Ctrl-C), and exit if orphaned."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     parent = os.getppid()
 
     def watch() -> None:

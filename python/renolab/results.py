@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from renolab import _core, tables
+from renolab.outdir import RunDirectoryError, check_one_run, run_id, trace_states
 from renolab.routing import bottleneck_rows
 from renolab.traces import CHUNK_ROWS, DROP_CAUSES, FORMATS, HOP_EVENTS, PACKET_KINDS, SEQ_EVENTS, TRACE_NAMES
 from renolab.units import parse_duration_s, parse_rate_bps
@@ -32,6 +33,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 __all__ = [
     "DROP_CAUSES",
+    "RunDirectoryError",
     "HOP_EVENTS",
     "PACKET_KINDS",
     "SEQ_EVENTS",
@@ -83,10 +85,12 @@ class Result:
         scenario: Mapping[str, Any],
         wall_time_s: float,
         normalised: Mapping[str, Any] | None = None,
+        unique: bool = False,
     ) -> None:
         """Wrap the dict returned by ``renolab._core.run`` (or ``emulate``). *normalised*:
         the scenario with its defaults filled in, when the caller has it (the emulator reads
-        variants the simulator's validation does not know)."""
+        variants the simulator's validation does not know). *unique*: the run cannot be
+        repeated exactly (an emulation), so its run id is drawn at random."""
         self.summary: dict[str, Any] = dict(raw["summary"])
         self.summary["renolab_version"] = _core.__version__
         self.summary["wall_time_s"] = wall_time_s
@@ -96,6 +100,11 @@ class Result:
             from renolab.traces.decode import RawTrace
 
             self._raw = {name: RawTrace(name, entry) for name, entry in raw["traces"].items()}
+        self.summary["run_id"] = run_id(self.summary, list(self._raw), unique)
+        states = trace_states(list(self._raw), raw.get("trace_failures") or {})
+        if states:
+            self.summary["traces"] = states
+        self._loaded_from: Path | None = None
         self._files: dict[str, Path] = {}
         self._trace_cache: dict[str, pd.DataFrame] = {}
         self._validated: dict[str, Any] | None = dict(normalised) if normalised is not None else None
@@ -146,26 +155,35 @@ class Result:
     @classmethod
     def load(cls, directory: PathLike) -> Result:
         """Read a run directory written by :meth:`save` or ``renolab run`` (flows.csv,
-        links.csv, summary.json and any ``<trace>.parquet`` / ``<trace>.csv``)."""
+        links.csv, summary.json and any ``<trace>.parquet`` / ``<trace>.csv``).
+
+        The files must be one run's: :class:`RunDirectoryError` (one line) if a table or a
+        trace is not one ``summary.json`` lists, or differs from what it recorded (a CSV's
+        size and SHA-256, a Parquet trace's run id). Reading a trace that was cut short (a
+        full disk, a second Ctrl-C) warns with :class:`renolab.RenolabWarning`.
+        """
         import pandas as pd
 
         root = Path(directory)
         if not (root / "flows.csv").is_file():
             raise FileNotFoundError(2, "not a renolab run directory (no flows.csv)", str(root))
+        summary_path = root / "summary.json"
+        summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.is_file() else {}
+        found = {}
+        for name in TRACE_NAMES:
+            for suffix in (".parquet", ".csv"):
+                if (root / f"{name}{suffix}").is_file():
+                    found.setdefault(name, []).append(root / f"{name}{suffix}")
+        files = check_one_run(root, summary, found)
         self = cls.__new__(cls)
         self._tables = None
         self.flows = pd.read_csv(root / "flows.csv")
         self.links = pd.read_csv(root / "links.csv") if (root / "links.csv").is_file() else pd.DataFrame()
         self.stations = pd.read_csv(root / "stations.csv") if (root / "stations.csv").is_file() else pd.DataFrame()
-        summary_path = root / "summary.json"
-        self.summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.is_file() else {}
+        self.summary = summary
         self._raw = {}
-        self._files = {}
-        for name in TRACE_NAMES:
-            for suffix in (".parquet", ".csv"):
-                if (root / f"{name}{suffix}").is_file():
-                    self._files[name] = root / f"{name}{suffix}"
-                    break
+        self._files = files
+        self._loaded_from = root
         self._trace_cache = {}
         self._validated = None
         if "rate_bps" not in self.links.columns and "link" in self.links.columns:
@@ -205,6 +223,7 @@ class Result:
         from renolab.traces.files import read_table
 
         self._check_recorded(name)
+        self._warn_if_cut(name)
         if name in self._trace_cache:
             return self._trace_cache[name].copy()
         if name in self._raw:
@@ -219,9 +238,14 @@ class Result:
     def iter_trace(self, name: str, chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
         """Yield a recorded trace as DataFrames of at most *chunk_rows* rows, in order,
         reading a spilled or saved trace piece by piece so memory stays bounded."""
+        self._check_recorded(name)
+        self._warn_if_cut(name)
+        return self._iter_trace(name, chunk_rows)
+
+    def _iter_trace(self, name: str, chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
+        """:meth:`iter_trace` without its checks."""
         from renolab.traces.decode import restore_types
 
-        self._check_recorded(name)
         if name in self._raw:
             for chunk in self._raw[name].chunks(chunk_rows):
                 yield self._decode(name, chunk)
@@ -244,6 +268,17 @@ class Result:
             raise TraceNotRecordedError(
                 f"trace {name!r} was not recorded (recorded: {recorded}); pass trace=[{name!r}] to Scenario.run"
             )
+
+    def _warn_if_cut(self, name: str) -> None:
+        state = (self.summary.get("traces") or {}).get(name) or {}
+        if state and not state.get("complete", True):
+            import warnings
+
+            from renolab.scenario import RenolabWarning
+
+            at = state.get("truncated_at_s")
+            where = f"it stops at t = {at:.6g} s" if isinstance(at, (int, float)) else "it was not written"
+            warnings.warn(f"trace {name} is incomplete: {where} ({state.get('error')})", RenolabWarning, stacklevel=3)
 
     def _decode(self, name: str, records: np.ndarray) -> pd.DataFrame:
         from renolab.traces.decode import decode_records
@@ -288,19 +323,50 @@ class Result:
         *,
         traces: Iterable[str] | None = None,
         ns2_trace: bool = False,
+        force: bool = False,
     ) -> list[Path]:
         """Write the run into *out_dir* (created if needed) and return the paths written.
 
-        Always ``flows.csv``, ``links.csv`` and ``summary.json``; ``stations.csv`` when
-        the scenario has media; then one
-        ``<trace>.parquet`` (or ``<trace>.csv`` with ``format="csv"``) per recorded trace,
-        or per name in *traces*; with *ns2_trace*, ``ns2.tr`` (ns-2 trace lines, from the
-        ``hops`` trace).  Traces are written chunk by chunk, so a trace spilled to disk by
-        the core never has to fit in memory.  CSV and Parquet files are byte-identical for
-        the same scenario and seed (CSV floats use the shortest round-tripping
-        representation); ``summary.json`` also holds the wall time and so differs between
-        runs.
+        Always ``flows.csv``, ``links.csv`` and ``summary.json`` (written first); ``stations.csv``
+        when the scenario has media; then one ``<trace>.parquet`` (or ``<trace>.csv`` with
+        ``format="csv"``) per recorded trace, or per name in *traces*; with *ns2_trace*,
+        ``ns2.tr`` (ns-2 trace lines, from the ``hops`` trace).  Traces are written chunk by
+        chunk, so a trace spilled to disk by the core never has to fit in memory.  CSV and
+        Parquet files are byte-identical for the same scenario and seed (CSV floats use the
+        shortest round-tripping representation); ``summary.json`` also holds the wall time
+        and so differs between runs.
+
+        One run per directory (docs/outputs.md): what an earlier renolab run wrote in
+        *out_dir* (the files its ``summary.json`` lists) is removed first, and a directory
+        holding anything else is refused (:class:`renolab.outdir.DirectoryNotEmpty`) unless
+        *force*. ``summary.json`` lists the files written (``files``), the run's ``run_id``
+        (which Parquet traces carry too) and, per trace, whether it is ``complete`` (else
+        ``truncated_at_s`` and ``error``). Files are written under temporary names and
+        renamed, never through a symbolic link. A trace that cannot be written whole (a full
+        disk) keeps what was written and is marked; Ctrl-C while traces are written marks
+        them and raises ``KeyboardInterrupt`` after ``summary.json`` says so.
         """
+        from renolab.outdir import run_directory
+
+        if self._loaded_from is not None and Path(out_dir).resolve() == self._loaded_from.resolve():
+            raise ValueError(f"{out_dir}: the directory this run was loaded from; save it elsewhere")
+        with run_directory(out_dir, force=force) as out:
+            return self._save_into(out, format, traces=traces, ns2_trace=ns2_trace)
+
+    def _save_into(
+        self,
+        out: Path,
+        format: str = "parquet",
+        *,
+        traces: Iterable[str] | None = None,
+        ns2_trace: bool = False,
+        pcap_from: Path | None = None,
+        discard_raw: bool = False,
+    ) -> list[Path]:
+        """:meth:`save` into *out*, a run directory already prepared (locked and cleared);
+        with the pcap files of *pcap_from* moved into ``out/pcap``. *discard_raw*: the
+        traces' record files are the caller's scratch: each is removed once written, and all
+        of them if the tables could not be written for want of space."""
         if format not in FORMATS:
             raise ValueError(f"unsupported format {format!r}; allowed: {', '.join(map(repr, FORMATS))}")
         names = self.trace_names if traces is None else list(traces)
@@ -308,30 +374,11 @@ class Result:
             self._check_recorded(name)
         if ns2_trace:
             self._check_recorded("hops")
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        written = [out / "flows.csv", out / "links.csv", out / "summary.json"]
-        for table, path in (("flows", written[0]), ("links", written[1])):
-            with open(path, "w", encoding="utf-8", newline="") as f:
-                self._write_table(table, f)
-        written[2].write_text(json.dumps(self.summary, sort_keys=True, indent=2, default=str) + "\n", encoding="utf-8")
-        if self._has_stations():
-            written.append(out / "stations.csv")
-            with open(written[-1], "w", encoding="utf-8", newline="") as f:
-                self._write_table("stations", f)
-        if names:
-            from renolab.traces.files import for_file, write_frames
-        for name in names:
-            path = out / f"{name}.{format}"
-            if self._files.get(name) == path:
-                written.append(path)
-                continue
-            frames = (for_file(name, frame) for frame in self.iter_trace(name))
-            write_frames(frames, path, format, lambda name=name: for_file(name, self._empty_trace(name)))
-            written.append(path)
-        if ns2_trace:
-            written.append(self.write_ns2_trace(out / "ns2.tr"))
-        return written
+            if self._has_stations():
+                raise ValueError("ns2.tr: ns-2's trace lines name a link's two nodes, which a medium's frames do not have; run without --ns2-trace")
+        from renolab.saving import RunWriter
+
+        return RunWriter(self, out, format, names, ns2_trace, pcap_from, discard_raw).write()
 
     def _write_table(self, table: str, f: Any) -> None:
         """Write ``flows`` or ``links`` as CSV: from the core's columns with the standard
@@ -670,4 +717,3 @@ def _flow_extras(
         out["bottleneck_bps"].append(capacity)
         out["mu"].append(delivered * 8.0 / (capacity * t_c) if capacity > 0 and t_c > 0 else math.nan)
     return out
-

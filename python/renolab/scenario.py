@@ -15,26 +15,18 @@ import datetime
 import json
 import math
 import os
-import re
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Union
 
 from renolab import _core
-from renolab._core import ScenarioError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11 only
-    import tomli as tomllib
+from renolab._core import ScenarioError, SimulationError
+from renolab._files import check_depth, parse_toml, read_text
 
 if TYPE_CHECKING:
     from renolab.results import Result
 
 PathLike = Union[str, "os.PathLike[str]"]
-
-_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 
 
 class RenolabWarning(UserWarning):
@@ -50,6 +42,29 @@ class RunInterrupted(KeyboardInterrupt):
         at = result.summary.get("sim_time_s")
         super().__init__(f"interrupted at t = {at:.6g} s" if isinstance(at, (int, float)) else "interrupted")
         self.result = result
+
+
+class RunError(SimulationError):
+    """A run that could not do all it was asked and stopped short of it, keeping what it
+    collected in :attr:`result`:
+
+    - ``kind`` ``"memory"``: memory ran short (the run's ``simulation.max_memory``, by
+      default the smaller of 8 GiB and what the machine has available, or the machine
+      itself); the run stopped there, ``result.summary["stop_reason"]`` is ``"memory"``;
+    - ``kind`` ``"trace"``: a trace could not be recorded whole (a full disk, a file-size
+      limit, its in-memory limit); the run finished, and each such trace holds its records
+      up to ``result.summary["traces"][name]["truncated_at_s"]``.
+
+    The command line writes ``result`` (``flows.csv``, ``links.csv`` and ``summary.json``
+    first) and exits with status 1.
+    """
+
+    def __init__(self, message: str, *, kind: str, result: Result) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.result = result
+        self.seed = result.summary.get("seed")
+        self.scenario = json.dumps(result.summary.get("scenario"), default=str)
 
 
 class Scenario:
@@ -85,24 +100,28 @@ class Scenario:
         if description is not None:
             data["description"] = description
         if simulation is not None:
-            data["simulation"] = copy.deepcopy(dict(simulation))
+            data["simulation"] = _table(simulation, "simulation")
         if topology is not None:  # [[topology]] helpers (docs/scenario.md), before the links
-            data["topology"] = copy.deepcopy(list(topology))
+            data["topology"] = _tables(topology, "topology")
         if link is not None:
-            data["link"] = copy.deepcopy(list(link))
+            data["link"] = _tables(link, "link")
         if medium is not None:
-            data["medium"] = copy.deepcopy(list(medium))
+            data["medium"] = _tables(medium, "medium")
         if flow is not None:
-            data["flow"] = copy.deepcopy(list(flow))
-        self._data = data
+            data["flow"] = _tables(flow, "flow")
+        check_depth(data)
+        self._data = copy.deepcopy(data)
 
     # -- construction -----------------------------------------------------
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Scenario:
-        """Wrap a (deep-copied) nested dict with the structure of a scenario file."""
+        """Wrap a (deep-copied) nested dict with the structure of a scenario file.
+        Raises :class:`ScenarioError` for anything but a mapping, and for data nested more
+        than 64 levels deep or holding itself."""
         if not isinstance(data, Mapping):
-            raise TypeError(f"a scenario must be a mapping, not {type(data).__name__}")
+            raise ScenarioError(f"scenario: expected a table (a dict), got {type(data).__name__}")
+        check_depth(data)
         scenario = cls.__new__(cls)
         scenario._data = copy.deepcopy(dict(data))
         return scenario
@@ -112,30 +131,25 @@ class Scenario:
         """Parse a scenario from TOML text.
 
         A TOML syntax error raises :class:`ScenarioError` whose message starts
-        with ``source:line:column``.
+        with ``source:line:column``; so does TOML nested more than 64 levels deep or with
+        a dotted key of more than 64 parts.
         """
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError(_describe_toml_error(source, exc)) from None
-        return cls.from_dict(data)
+        return cls.from_dict(parse_toml(text, source))
 
     @classmethod
     def from_toml(cls, path: PathLike) -> Scenario:
         """Read a scenario TOML file.
 
-        A missing or unreadable file raises :class:`OSError`; a file that is not
-        valid UTF-8 TOML raises :class:`ScenarioError` naming the file (and the
-        line, for syntax errors).
+        A file read as data from a stranger: it must be a regular file of at most 64 MiB,
+        in UTF-8 TOML; a missing or unreadable file, or one that is not that, raises
+        :class:`ScenarioError` naming the file (and the line, for syntax errors). A Python
+        controller it names by file (``"python:ctl.py:Class"``) is found relative to the
+        scenario file and must be in its directory or below; it is imported only when a run
+        is given ``allow_python=True`` (docs/extending.md).
         """
-        source = os.fspath(path)
-        with open(source, "rb") as f:
-            raw = f.read()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ScenarioError(f"{source}: not a UTF-8 text file ({exc.reason} at byte {exc.start})") from None
-        scenario = cls.from_toml_str(text, source=source)
+        source = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
+        text = read_text(source)
+        scenario = cls.from_toml_str(text, source=str(source))
         if "python:" in text:
             from renolab.cc.load import absolute_paths
 
@@ -170,6 +184,8 @@ class Scenario:
 
     def with_seed(self, seed: int) -> Scenario:
         """Return a copy whose ``simulation.seed`` is *seed*."""
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ScenarioError(f"simulation.seed: expected a whole number, got {type(seed).__name__}")
         data = self.to_dict()
         simulation = data.setdefault("simulation", {})
         if not isinstance(simulation, dict):
@@ -179,17 +195,20 @@ class Scenario:
 
     # -- Rust core --------------------------------------------------------
 
-    def validate(self) -> dict[str, Any]:
+    def validate(self, *, allow_python: bool = False) -> dict[str, Any]:
         """Validate in the core and return the normalised scenario (all defaults filled in).
 
-        Raises :class:`ScenarioError` on the first problem found.
+        Raises :class:`ScenarioError` on the first problem found. A Python controller named
+        by a string (``"python:module:Class"``) is imported, to check that its class exists
+        and takes the flow's arguments, only with *allow_python* (validating runs no code
+        otherwise); a class object the scenario holds is always checked.
         """
         scenario_json = self.to_json()
         normalised: dict[str, Any] = json.loads(_core.validate(scenario_json))
-        from renolab.cc.load import controllers, names_python_controller
+        from renolab.cc.load import controllers, names_python_controller, names_python_code
 
-        if names_python_controller(self._data):
-            controllers(self._data, scenario_json)  # the classes exist and take the arguments
+        if names_python_controller(self._data) and (allow_python or not names_python_code(self._data)):
+            controllers(self._data, scenario_json, allow_python=allow_python)
         return normalised
 
     def run(
@@ -201,6 +220,7 @@ class Scenario:
         pcap_dir: PathLike | None = None,
         trace_memory_limit: int | None = None,
         progress: Callable[[float, int], object] | None = None,
+        allow_python: bool = False,
     ) -> Result:
         """Simulate the scenario and return a :class:`renolab.Result`.
 
@@ -227,15 +247,33 @@ class Scenario:
         the GIL throughout, and an exception in the controller's code raises
         :class:`renolab.SimulationError` with ``kind`` ``"controller"``, a one-line message
         naming the class, the method and the simulated time, the user's traceback in
-        ``user_traceback`` and the exception as its ``__cause__``.
+        ``user_traceback`` and the exception as its ``__cause__``. A controller named by a
+        string (``"python:module:Class"``, as scenario files do) is imported only with
+        *allow_python*: a scenario is data, and importing runs its code
+        (docs/extending.md); a class object the scenario holds needs no permission.
+
+        The run may add at most ``simulation.max_memory`` to the process's memory (by
+        default the smaller of 8 GiB and what the machine has available: a scenario whose
+        estimate needs more is refused before it starts). Memory running short stops the
+        run and raises :class:`RunError` (``kind`` ``"memory"``) holding what was
+        collected; so does a trace that could not be recorded whole (``kind`` ``"trace"``:
+        a full disk, a file-size limit), after the run finished.
         """
         from renolab.cc.load import controllers, names_python_controller
         from renolab.results import Result
 
-        traces = [trace] if isinstance(trace, str) else list(trace)
+        traces = _trace_names(trace)
+        limit = _whole_number(trace_memory_limit, "trace_memory_limit")
+        if progress is not None and not callable(progress):
+            raise ScenarioError(f"progress: expected a function progress(sim_time_s, events), got {type(progress).__name__}")
+        directories = [_directory(d, name) for d, name in ((trace_dir, "trace_dir"), (pcap_dir, "pcap_dir"))]
         scenario_json = self.to_json()
-        python = controllers(self._data, scenario_json) if names_python_controller(self._data) else None
-        for directory in (trace_dir, pcap_dir):
+        python = (
+            controllers(self._data, scenario_json, allow_python=bool(allow_python))
+            if names_python_controller(self._data)
+            else None
+        )
+        for directory in directories:
             if directory is not None:
                 os.makedirs(directory, exist_ok=True)
         start = time.perf_counter()
@@ -243,16 +281,15 @@ class Scenario:
             scenario_json,
             traces,
             bool(check_invariants),
-            None if trace_dir is None else os.fspath(trace_dir),
-            None if pcap_dir is None else os.fspath(pcap_dir),
-            None if trace_memory_limit is None else int(trace_memory_limit),
+            *directories,
+            limit,
             progress,
             python,
+            _memory_available(),
         )
         wall_time_s = time.perf_counter() - start
         result = Result(raw, scenario=json.loads(scenario_json), wall_time_s=wall_time_s)
-        if result.summary.get("stop_reason") == "interrupted":
-            raise RunInterrupted(result)
+        stopped_short(result)
         reason = idle_reason(result)
         if reason is not None:
             import warnings
@@ -275,6 +312,86 @@ class Scenario:
         n_links = len(links) if isinstance(links, list) else 0
         n_flows = len(flows) if isinstance(flows, list) else 0
         return f"<renolab.Scenario: {n_links} link{'s' * (n_links != 1)}, {n_flows} flow{'s' * (n_flows != 1)}>"
+
+
+def stopped_short(result: Result) -> None:
+    """Raises what *result* calls for: :class:`RunInterrupted` after Ctrl-C (or SIGTERM,
+    SIGHUP), :class:`RunError` if memory ran short or a trace was cut."""
+    summary = result.summary
+    at = summary.get("sim_time_s")
+    if summary.get("stop_reason") == "interrupted":
+        raise RunInterrupted(result)
+    if summary.get("stop_reason") == "memory":
+        raise RunError(
+            f"{summary.get('memory_error', 'memory ran short')}; the run stopped at t = {at:.6g} s "
+            "with what it had collected (shorten the run, record fewer traces in memory, or free memory)",
+            kind="memory",
+            result=result,
+        )
+    cut = {name: state for name, state in (summary.get("traces") or {}).items() if not state.get("complete", True)}
+    if cut:
+        name, state = next(iter(cut.items()))
+        others = f" ({len(cut) - 1} more trace(s) cut too)" if len(cut) > 1 else ""
+        raise RunError(
+            f"{state.get('error')}; the trace stops at t = {state.get('truncated_at_s'):.6g} s{others}; "
+            "the run finished and its other results are whole",
+            kind="trace",
+            result=result,
+        )
+
+
+def _memory_available() -> int | None:
+    """What this process may still allocate (bytes), or None where it cannot be measured."""
+    available: int | None = _core.available_memory()
+    return available
+
+
+def _trace_names(trace: Any) -> list[str]:
+    if isinstance(trace, str):
+        return [trace]
+    try:
+        names = list(trace)
+    except TypeError:
+        raise ScenarioError(f"trace: expected a trace name or a list of them, got {type(trace).__name__}") from None
+    for name in names:
+        if not isinstance(name, str):
+            raise ScenarioError(f"trace: expected trace names (strings), got {type(name).__name__}")
+    return names
+
+
+def _whole_number(value: Any, name: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**64:
+        raise ScenarioError(f"{name}: expected a whole number of bytes from 0 to 2^64 - 1, got {value!r:.60}")
+    return value
+
+
+def _directory(value: Any, name: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, (str, os.PathLike)):
+        raise ScenarioError(f"{name}: expected a directory path, got {type(value).__name__}")
+    path = os.fspath(value)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not path or "\0" in path:
+        raise ScenarioError(f"{name}: {path!r} is not a directory path")
+    return path
+
+
+def _table(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ScenarioError(f"{where}: expected a table (a dict), got {type(value).__name__}")
+    return dict(value)
+
+
+def _tables(value: Any, where: str) -> list[Any]:
+    if isinstance(value, Mapping):
+        return [dict(value)]
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ScenarioError(f"{where}: expected a list of tables, got {type(value).__name__}")
+    return list(value)
 
 
 def idle_reason(result: Result) -> str | None:
@@ -317,16 +434,6 @@ def _holds_controller_objects(data: Mapping[str, Any]) -> bool:
     return any(isinstance(f, Mapping) and not isinstance(f.get("variant", ""), str) for f in items)
 
 
-def _describe_toml_error(source: str, exc: Exception) -> str:
-    """Turn a TOMLDecodeError into ``source:line:col: invalid TOML: reason``."""
-    message = str(exc)
-    match = _TOML_POSITION.search(message)
-    if match:
-        reason = message[: match.start()]
-        return f"{source}:{match.group(1)}:{match.group(2)}: invalid TOML: {reason}"
-    return f"{source}: invalid TOML: {message}"
-
-
 def _plain(value: Any, path: str, *, for_json: bool) -> Any:
     """Convert *value* to plain TOML/JSON-compatible Python objects.
 
@@ -338,12 +445,15 @@ def _plain(value: Any, path: str, *, for_json: bool) -> Any:
         out = {}
         for key, item in value.items():
             if not isinstance(key, str):
-                raise ScenarioError(f"{path or 'scenario'}: key {key!r} is not a string")
+                raise ScenarioError(_core.shorten_message(f"{path or 'scenario'}: key {key!r} is not a string"))
             if item is not None:
                 out[key] = _plain(item, f"{path}.{key}" if path else key, for_json=for_json)
         return out
     if isinstance(value, (list, tuple)):
         return [_plain(item, f"{path}[{i}]", for_json=for_json) for i, item in enumerate(value)]
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        # Beyond any field's range, and past 4300 digits not even printable.
+        raise ScenarioError(f"{path or 'scenario'}: a whole number of about {int(value.bit_length() * 0.30103)} digits is out of range")
     if isinstance(value, (str, bool, int)):
         return value
     if isinstance(value, float):
@@ -354,4 +464,4 @@ def _plain(value: Any, path: str, *, for_json: bool) -> Any:
         return value.isoformat() if for_json else value
     if hasattr(value, "item") and callable(value.item):  # numpy scalar
         return _plain(value.item(), path, for_json=for_json)
-    raise ScenarioError(f"{path or 'scenario'}: {type(value).__name__} values are not allowed in a scenario")
+    raise ScenarioError(_core.shorten_message(f"{path or 'scenario'}: {type(value).__name__} values are not allowed in a scenario"))

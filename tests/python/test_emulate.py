@@ -169,13 +169,56 @@ def test_155_mbps_with_p99_lateness_under_200_us():
     assert seen[-1]["p99_us"] < 200, seen
 
 
+MARKERS = Path("/run/renolab-netns")
+
+
+def plant_namespace(name: str, marker: dict | None) -> None:
+    """A namespace as a renolab run leaves it (with its maker's marker) or as something
+    else named like one leaves it (without)."""
+    subprocess.run(["ip", "netns", "delete", name], capture_output=True)  # left by a failed test
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    if marker is not None:
+        MARKERS.mkdir(mode=0o700, exist_ok=True)
+        (MARKERS / name).write_text("".join(f"{k}={v}\n" for k, v in marker.items()))
+
+
+def this_process_marker() -> dict:
+    stat = Path("/proc/self/stat").read_text()
+    return {
+        "boot_id": Path("/proc/sys/kernel/random/boot_id").read_text().strip(),
+        "pid_ns": os.readlink("/proc/self/ns/pid"),
+        "pid": os.getpid(),
+        "start_ticks": stat[stat.rindex(")") + 2 :].split()[19],
+    }
+
+
 @needs_root
-def test_emulate_writes_what_run_writes_and_leaves_no_namespace(tmp_path, capsys):
-    stale = "renolab-999999999-old"  # a namespace of a run that was killed (no such pid)
-    subprocess.run(["ip", "netns", "add", stale], check=True)
-    path = write(tmp_path, path_scenario(duration="1s"))
-    out = tmp_path / "out"
-    code = main(["emulate", str(path), "--out", str(out), "--trace", "cwnd,seq,queue", "--pcap", "--format", "csv"])
+def test_emulate_writes_what_run_writes_and_removes_only_namespaces_provably_its_own(tmp_path, capsys):
+    here = this_process_marker()
+    # A run that was killed: this boot and PID namespace, its pid free.
+    stale = "renolab-999999999-old"
+    plant_namespace(stale, {**here, "pid": 999999999})
+    # Its pid reused by another process: a different start time.
+    reused = "renolab-1-reused"
+    plant_namespace(reused, {**here, "pid": 1, "start_ticks": 123456789})
+    # Without a marker (an older renolab, something else), or a container's beside this one
+    # (another PID namespace, whose pids this /proc does not show): left alone.
+    unmarked = "renolab-999999998-bare"
+    plant_namespace(unmarked, None)
+    foreign = "renolab-999999997-container"
+    plant_namespace(foreign, {**here, "pid": 999999997, "pid_ns": "pid:[1]"})
+    try:
+        left = set(os.listdir("/run/netns"))
+        path = write(tmp_path, path_scenario(duration="1s"))
+        out = tmp_path / "out"
+        code = main(["emulate", str(path), "--out", str(out), "--trace", "cwnd,seq,queue", "--pcap", "--format", "csv"])
+        assert {unmarked, foreign} <= set(os.listdir("/run/netns")) and not {stale, reused} & set(os.listdir("/run/netns"))
+        assert not (MARKERS / stale).exists() and (MARKERS / foreign).exists()
+    finally:
+        for name in (stale, reused, unmarked, foreign):
+            subprocess.run(["ip", "netns", "delete", name], capture_output=True)
+            (MARKERS / name).unlink(missing_ok=True)
+    assert left >= {stale, unmarked}
     stdout = capsys.readouterr().out
     assert code == 0
     assert "deliveries late by median" in stdout
@@ -189,7 +232,7 @@ def test_emulate_writes_what_run_writes_and_leaves_no_namespace(tmp_path, capsys
     assert set(sim_columns) <= set(emu_columns)
     summary = json.loads((out / "summary.json").read_text())
     em = summary["emulation"]
-    assert stale in em["stale_namespaces_removed"]
+    assert sorted(em["stale_namespaces_removed"]) == sorted([stale, reused])
     assert {"median_us", "p99_us", "max_us"} <= set(em["lateness"])
     sysctls = em["hosts"][0]["sysctls"]
     assert sysctls["net.ipv4.tcp_no_metrics_save"] == "1"
@@ -205,10 +248,12 @@ def test_emulate_writes_what_run_writes_and_leaves_no_namespace(tmp_path, capsys
 
 
 @needs_root
-def test_ctrl_c_removes_everything(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_removes_everything_and_writes_what_was_collected(tmp_path, sig):
     path = write(tmp_path, path_scenario(duration="30s"))
+    out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "renolab", "emulate", str(path), "--out", str(tmp_path / "out")],
+        [sys.executable, "-m", "renolab", "emulate", str(path), "--out", str(out), "--trace", "cwnd,hops"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -217,12 +262,45 @@ def test_ctrl_c_removes_everything(tmp_path):
     while not renolab_namespaces(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert renolab_namespaces(proc.pid), "the emulation did not start"
-    time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=20)
-    assert proc.returncode == 130, err
-    assert "interrupted" in err
+    time.sleep(1.0)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + sig, err
+    assert err.startswith("renolab: error: interrupted at t = ") and len(err.splitlines()) == 1, err
     assert renolab_namespaces(proc.pid) == []
+    assert not (MARKERS / f"renolab-{proc.pid}-s").exists()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stop_reason"] == "interrupted" and 0.5 < summary["sim_time_s"] < 30
+    flows = (out / "flows.csv").read_text().splitlines()
+    assert len(flows) == 2 and int(flows[1].split(",")[4]) > 0  # bytes delivered before the stop
+    assert summary["traces"]["cwnd"]["complete"] and summary["traces"]["hops"]["rows"] > 0
+    assert (out / "cwnd.parquet").is_file() and (out / "hops.parquet").is_file()
+
+
+@needs_root
+def test_a_full_disk_during_an_emulation_keeps_its_per_flow_results(tmp_path, monkeypatch, capsys):
+    path = write(tmp_path, path_scenario(duration="3s"))
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    # The disk fills up during the emulation, not before: the check up front sees room.
+    real = shutil.disk_usage
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: real(p)._replace(free=1 << 40))
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(disk)], check=True)
+    try:
+        code = main(["emulate", str(path), "--out", str(disk / "out"), "--trace", "hops", "--pcap"])
+        err = capsys.readouterr().err
+        assert code == 1 and len(err.splitlines()) == 1, err
+        assert "No space left on device" in err
+        out = disk / "out"
+        summary = json.loads((out / "summary.json").read_text())
+        assert len((out / "flows.csv").read_text().splitlines()) == 2
+        cut = {name: s for name, s in summary["traces"].items() if not s["complete"]}
+        assert cut and all(s["error"] for s in cut.values())
+        for relative, info in summary["files"].items():
+            assert relative == "summary.json" or (out / relative).stat().st_size == info["bytes"]
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+    assert renolab_namespaces() == []
 
 
 @needs_root

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import os
 import re
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -72,7 +73,7 @@ def _rows() -> tuple[list[Row], dict[str, Any], dict[str, Any]]:
     for i, line in enumerate(lines):
         if line.startswith("## "):
             table = line[3:].strip()
-        if line.startswith("| ") and line.strip() != HEADER:
+        if table in ("Scenarios", "Sweeps") and line.startswith("| ") and line.strip() != HEADER:
             number, cls, inp, code, message = _cells(line)
             rows.append(Row(table, number, cls, _code(inp), int(code), _code(message), i))
     return rows, base_scenario, base_sweep
@@ -142,27 +143,48 @@ def _edit(doc: dict[str, Any], edits: str) -> dict[str, Any]:
 # -- running a row ----------------------------------------------------------------------
 
 
+def _expand(text: str) -> str:
+    """Expand ``<<TEXT*N>>`` (TEXT repeated N times): inputs too long to write out."""
+    return re.sub(r"<<(.*?)\*(\d+)>>", lambda m: m.group(1) * int(m.group(2)), text)
+
+
 def _prepare(row: Row, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], dict[str, str]]:
     """Write the row's input; return the command line and the placeholders of messages."""
     sweep = row.table == "Sweeps"
     path = tmp_path / ("sweep.toml" if sweep else "scenario.toml")
     out = tmp_path / "out"
     missing = tmp_path / "missing.toml"
-    places = {"{file}": str(path), "{out}": str(out), "{missing}": str(missing)}
+    places = {"{file}": str(path), "{out}": str(out), "{missing}": str(missing), "{dir}": str(tmp_path)}
     base = {**BASE_SWEEP, "base": BASE_SCENARIO} if sweep else BASE_SCENARIO
     args: list[str] = []
-    kind, _, rest = row.input.partition(": ")
+    text = _expand(row.input)
+    edits = [e for e in _split(text, ";") if not e.startswith("args: ")]
+    for edit in _split(text, ";"):
+        if edit.startswith("args: ") and edit != text:
+            args += shlex.split(edit[len("args: ") :])
+    kind, _, rest = text.partition(": ")
     if kind == "file":
         path.write_text(rest.replace("\\n", "\n"), encoding="utf-8")
     elif kind == "bytes":
         path.write_bytes(rest.encode("ascii").decode("unicode_escape").encode("latin-1"))
+    elif kind == "path":  # the scenario "file" is something else
+        if rest == "fifo":
+            os.mkfifo(path)
+        elif rest == "directory":
+            path.mkdir()
+        elif rest == "larger than 64 MiB":
+            with open(path, "wb") as f:
+                f.truncate(64 * 2**20 + 1)
+        else:
+            places[rest] = rest
+            return ["sweep" if sweep else "run", rest, "--out", str(out)], places
     else:
         if kind == "args":
-            args = rest.replace("{missing}", str(missing)).split()
+            args = shlex.split(rest.replace("{missing}", str(missing)))
         elif kind == "env":
             name, value = rest.split("=", 1)
             monkeypatch.setenv(name, value)
-        doc = base if kind in ("args", "env") else _edit(base, row.input)
+        doc = base if kind in ("args", "env") else _edit(base, "; ".join(edits))
         path.write_text(tomli_w.dumps(doc), encoding="utf-8")
     command = "sweep" if sweep else "run"
     if args and not args[0].startswith("-"):

@@ -160,7 +160,9 @@ def test_a_summary_page_holds_50_flows_and_long_variant_names_without_overlap():
                      bottleneck={"rate": "50Mbps", "delay": "10ms", "queue": {"kind": "droptail", "limit": 100}})
     flows = [{"name": f"flow-{i + 1:02d}", "variant": long if i % 7 == 0 else "newreno", "src": f"s{i + 1}", "dst": f"d{i + 1}"}
              for i in range(50)]
-    run = Scenario(simulation={"seed": 1, "duration": "0.3s"}, link=links, flow=flows).run(trace=["cwnd", "queue"])
+    run = Scenario(simulation={"seed": 1, "duration": "0.3s"}, link=links, flow=flows).run(
+        trace=["cwnd", "queue"], allow_python=True
+    )
     fig = run.plot.summary()
     head = fig.axes[0]
     cells = head.tables[0].get_celld()

@@ -70,8 +70,9 @@ def test_scenario_error_is_a_value_error():
     assert issubclass(ScenarioError, ValueError)
 
 
-def test_missing_file_raises_file_not_found(tmp_path):
-    with pytest.raises(FileNotFoundError):
+def test_a_missing_file_is_a_scenario_error_naming_it(tmp_path):
+    # Every failure to read a scenario is one ScenarioError (docs/errors.md).
+    with pytest.raises(ScenarioError, match=r"nope\.toml: No such file or directory$"):
         Scenario.from_toml(tmp_path / "nope.toml")
 
 

@@ -82,17 +82,15 @@ pub enum EmuError {
     Input(String),
     /// This machine cannot emulate (not Linux, not root, no TUN device): nothing was created.
     Unsupported(String),
-    /// Setting up or running failed; everything created was removed.
+    /// Setting up or running failed; everything created was removed. (A cancelled
+    /// emulation is not an error: it returns what it collected, stop reason `interrupted`.)
     Failed(String),
-    /// Cancelled (Ctrl-C); everything created was removed.
-    Interrupted,
 }
 
 impl std::fmt::Display for EmuError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EmuError::Input(m) | EmuError::Unsupported(m) | EmuError::Failed(m) => f.write_str(m),
-            EmuError::Interrupted => f.write_str("interrupted"),
         }
     }
 }

@@ -27,7 +27,6 @@ fn to_pyerr(py: Python<'_>, e: EmuError) -> PyErr {
         EmuError::Input(m) => ScenarioError::new_err(m),
         EmuError::Unsupported(m) => emulation_error(py, "unsupported", m),
         EmuError::Failed(m) => emulation_error(py, "failed", m),
-        EmuError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
     }
 }
 
@@ -171,7 +170,9 @@ fn extend<'py>(py: Python<'py>, e: &Emulation) -> PyResult<Bound<'py, PyDict>> {
 
 /// Emulates a scenario (JSON text) with real kernel TCP endpoints (Linux, root): returns
 /// the same dict as `run`, with `summary["emulation"]` (timing quality, kernel settings,
-/// per-flow `TCP_INFO`). Ctrl-C stops it and removes everything it created.
+/// per-flow `TCP_INFO`). Ctrl-C (any exception a signal handler raises) stops it and
+/// removes everything it created; what it collected up to then is returned, stop reason
+/// `"interrupted"`, as `run` does.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, traces = Vec::new(), trace_dir = None, pcap_dir = None, trace_memory_limit = None, tcp_info_interval_us = 2000, spin_us = 20, cpu = None, realtime = true))]
 #[allow(clippy::too_many_arguments)]
@@ -205,18 +206,28 @@ fn emulate<'py>(
         catch_unwind(|| renolab_emu::emulate(&scenario_json, &request, &worker_cancel))
     });
     // Wait without the GIL, checking for Ctrl-C every 50 ms: on an interrupt the worker
-    // stops and removes its namespaces before the exception goes on.
+    // stops, removes its namespaces and returns what it collected.
+    let mut interrupt = None;
     while !worker.is_finished() {
         py.detach(|| std::thread::sleep(Duration::from_millis(50)));
         if let Err(e) = py.check_signals() {
             cancel.store(true, Ordering::Relaxed);
-            py.detach(|| worker.join()).ok();
+            interrupt = Some(e);
+            break;
+        }
+    }
+    let outcome = py
+        .detach(|| worker.join())
+        .map_err(|_| emulation_error(py, "failed", "the emulation thread died".into()))?;
+    if let Some(e) = interrupt {
+        // A KeyboardInterrupt becomes the result's stop reason; any other exception a
+        // signal handler raised goes on.
+        let keep = e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py)
+            && matches!(outcome, Ok(Ok(_)));
+        if !keep {
             return Err(e);
         }
     }
-    let outcome = worker
-        .join()
-        .map_err(|_| emulation_error(py, "failed", "the emulation thread died".into()))?;
     match outcome {
         Ok(Ok(e)) => extend(py, &e),
         Ok(Err(e)) => Err(to_pyerr(py, e)),

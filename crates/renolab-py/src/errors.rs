@@ -24,7 +24,16 @@ create_exception!(
     "An emulation that could not run here (kind \"unsupported\") or failed (kind \"failed\")."
 );
 
+/// `message` with its long values cut (`renolab_core::scenario::shorten`): what every error
+/// line of the command line goes through, so that a value from a file never makes a line
+/// longer than about two thousand characters.
+#[pyfunction]
+fn shorten_message(message: &str) -> String {
+    renolab_core::scenario::shorten(message)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(shorten_message, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("EmulationError", m.py().get_type::<EmulationError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

@@ -24,6 +24,7 @@ use crate::errors::{
     catch_unwind, panic_error, seed_of, simulation_error, test_panic_hook, Panic, ScenarioError,
     SimulationError,
 };
+use crate::memory;
 
 /// Sets column `name` of `table` from the rows of `rows`.
 fn column<'py, R, V: IntoPyObject<'py>>(
@@ -118,6 +119,18 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     summary.set_item("packets_delivered", s.packets_delivered)?;
     summary.set_item("peak_packets", s.peak_packets)?;
 
+    // The traces that stopped early (a full disk, a limit): where and why.
+    let failures = PyDict::new(py);
+    let failure = |name: &str, truncated_at: SimTime, error: &str| -> PyResult<()> {
+        let d = PyDict::new(py);
+        d.set_item("truncated_at_s", truncated_at.as_secs_f64())?;
+        d.set_item("error", error)?;
+        failures.set_item(name, d)
+    };
+    for f in &out.trace_failures {
+        failure(f.name, f.truncated_at, &f.error)?;
+    }
+
     let traces = PyDict::new(py);
     for (name, fields, data) in &out.traces {
         let t = PyDict::new(py);
@@ -126,13 +139,32 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
             fields.iter().map(|(n, d)| (*n, *d)).collect::<Vec<_>>(),
         )?;
         match data {
-            TraceData::Bytes(b) => t.set_item("data", PyBytes::new(py, b))?,
+            TraceData::Bytes(b) => {
+                // Handing a trace kept in memory to Python copies it: if that copy does not
+                // fit, the trace is lost, not the run's other results.
+                let bytes = PyBytes::new_with(py, b.len(), |dst| {
+                    dst.copy_from_slice(b);
+                    Ok(())
+                });
+                match bytes {
+                    Ok(bytes) => t.set_item("data", bytes)?,
+                    Err(_) => {
+                        let error = format!(
+                            "trace {name}: memory ran short handing its {} to Python",
+                            memory::human(b.len() as u64)
+                        );
+                        failure(name, SimTime::ZERO, &error)?;
+                        t.set_item("data", PyBytes::new(py, &[]))?;
+                    }
+                }
+            }
             TraceData::File(p) => t.set_item("path", p.to_string_lossy().into_owned())?,
         }
         traces.set_item(*name, t)?;
     }
 
     let result = PyDict::new(py);
+    result.set_item("trace_failures", failures)?;
     result.set_item("flows", flows)?;
     result.set_item("links", links)?;
     result.set_item("stations", stations)?;
@@ -161,6 +193,10 @@ struct Watch {
     progress: Option<Py<PyAny>>,
     last_look: std::time::Instant,
     error: Option<PyErr>,
+    /// What the run's memory is watched against, if it can be measured here.
+    memory: Option<memory::Guard>,
+    /// Why the run was stopped for memory, if it was.
+    memory_short: Option<String>,
 }
 
 impl Watch {
@@ -169,6 +205,12 @@ impl Watch {
             return true;
         }
         self.last_look = std::time::Instant::now();
+        // Memory running short stops the run while its results can still be handed over
+        // (past that, an allocation failure would abort the process with nothing written).
+        if let Some(why) = self.memory.as_ref().and_then(memory::Guard::check) {
+            self.memory_short = Some(why);
+            return false;
+        }
         let outcome = Python::attach(|py| {
             py.check_signals()?;
             if let Some(progress) = &self.progress {
@@ -204,11 +246,20 @@ pub const CC_TRACE: &str = "cc";
 /// `(class, hooks it overrides, attributes it traces)` (`renolab.cc`). A run with Python
 /// controllers keeps the GIL throughout; any other releases it.
 ///
+/// A trace that stops early (its disk full, its file too large, a limit) does not fail the
+/// run: `result["trace_failures"]` says, per trace (and `"pcap"`), where it was cut
+/// (`truncated_at_s`) and why (`error`). A run stopped because memory ran short returns its
+/// results so far with `summary["stop_reason"]` `"memory"` and the reason in
+/// `summary["memory_error"]`: it may add at most `simulation.max_memory` to the process's
+/// memory, by default the smaller of 8 GiB and `memory_available` (bytes, what this machine
+/// has; a scenario the estimate says would need more is refused before it starts), and it
+/// stops if the process could allocate less than [`memory::RESERVE`] more.
+///
 /// A `SimulationError` from the engine (a panic, a broken invariant, a trace that could
-/// not be written, a Python controller that failed) carries the attributes `kind`, `seed`
+/// not be created, a Python controller that failed) carries the attributes `kind`, `seed`
 /// and `scenario`.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false, trace_dir = None, pcap_dir = None, trace_memory_limit = None, progress = None, controllers = None))]
+#[pyo3(signature = (scenario_json, traces = Vec::new(), check_invariants = false, trace_dir = None, pcap_dir = None, trace_memory_limit = None, progress = None, controllers = None, memory_available = None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -220,6 +271,7 @@ fn run<'py>(
     trace_memory_limit: Option<u64>,
     progress: Option<Py<PyAny>>,
     controllers: Option<HashMap<u32, ControllerClass>>,
+    memory_available: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     check_trace_names(&traces)?;
     let cc_trace = traces.iter().any(|t| t == CC_TRACE);
@@ -239,6 +291,35 @@ fn run<'py>(
         progress,
         last_look: std::time::Instant::now(),
         error: None,
+        memory: None,
+        memory_short: None,
+    };
+    let default_max_memory = !sets_max_memory(scenario_json);
+    // The memory checks of a parsed scenario: refused if the estimate passes what this
+    // machine has (when max_memory is left at its default), then watched while it runs.
+    let check_memory = |scenario: &Scenario, watch: &mut Watch| -> Result<(), Failure> {
+        let machine = memory_available.filter(|_| default_max_memory);
+        if let Some(available) = machine {
+            scenario
+                .check_available_memory(available)
+                .map_err(Failure::Scenario)?;
+        }
+        let (limit, name) = match machine {
+            Some(available) if available < scenario.max_memory => (
+                available,
+                format!(
+                    "the {} this machine had available when it started (simulation.max_memory's default here)",
+                    memory::human(available)
+                ),
+            ),
+            _ => (
+                scenario.max_memory,
+                format!("simulation.max_memory = {}", memory::human(scenario.max_memory)),
+            ),
+        };
+        let in_memory = request.dir.is_none() && !request.names.is_empty();
+        watch.memory = memory::Guard::new(limit, name, in_memory);
+        Ok(())
     };
     let outcome = match controllers {
         // Python is called on every ACK: keep the GIL for the whole run.
@@ -249,6 +330,7 @@ fn run<'py>(
                 factory
                     .check(&scenario)
                     .map_err(|m| Failure::Run(RunError::Controller(m)))?;
+                check_memory(&scenario, &mut watch)?;
                 test_panic_hook("run");
                 let out = run_with(
                     &scenario,
@@ -295,6 +377,7 @@ fn run<'py>(
                             "flow[{i}].variant: {reference:?} names a Python controller, but none was given for it"
                         ))));
                     }
+                    check_memory(&scenario, &mut watch)?;
                     test_panic_hook("run");
                     run_with(
                         &scenario,
@@ -326,13 +409,22 @@ fn run<'py>(
             if let Some(cc) = cc {
                 add_cc_trace(py, &result, cc, request.dir.as_deref())?;
             }
+            if let Some(why) = watch.memory_short {
+                let summary = result
+                    .get_item("summary")?
+                    .expect("summary")
+                    .cast_into::<PyDict>()?;
+                summary.set_item("stop_reason", "memory")?;
+                summary.set_item("memory_error", why)?;
+            }
             Ok(result)
         }
         Ok(Err(Failure::Scenario(e))) => Err(ScenarioError::new_err(e.to_string())),
         Ok(Err(Failure::Run(e))) => Err(match e {
-            RunError::BadTrace(_) | RunError::Limit(_) | RunError::Controller(_) => {
-                ScenarioError::new_err(e.to_string())
-            }
+            RunError::BadTrace(_)
+            | RunError::Limit(_)
+            | RunError::Controller(_)
+            | RunError::Output(_) => ScenarioError::new_err(e.to_string()),
             RunError::Trace(_) => simulation_error(py, "trace", e.to_string(), scenario_json),
             RunError::Invariant(_) => {
                 simulation_error(py, "invariant", format!("{e} (seed {seed})"), scenario_json)
@@ -415,10 +507,30 @@ fn add_cc_trace(
     entry.set_item("fields", fields)?;
     match dir {
         Some(dir) => {
+            use std::io::Write;
             let path = dir.join(format!(".{CC_TRACE}.bin"));
-            std::fs::write(&path, &records).map_err(|e| {
-                SimulationError::new_err(format!("trace {CC_TRACE}: {}: {e}", path.display()))
-            })?;
+            let written = renolab_core::trace::create_fresh(&path).and_then(|mut f| {
+                f.write_all(&records).inspect_err(|_| {
+                    // Nothing of it kept: the disk space goes to the other files.
+                    let _ = f.set_len(0);
+                })
+            });
+            if let Err(e) = written {
+                let failure = PyDict::new(py);
+                let first = records
+                    .get(..8)
+                    .map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+                failure.set_item("truncated_at_s", SimTime(first).as_secs_f64())?;
+                failure.set_item(
+                    "error",
+                    format!("trace {CC_TRACE}: cannot write {}: {e}", path.display()),
+                )?;
+                result
+                    .get_item("trace_failures")?
+                    .expect("trace_failures")
+                    .cast_into::<PyDict>()?
+                    .set_item(CC_TRACE, failure)?;
+            }
             entry.set_item("path", path.to_string_lossy().into_owned())?;
         }
         None => entry.set_item("data", PyBytes::new(py, &records))?,
@@ -457,10 +569,46 @@ impl PythonRun {
     }
 }
 
+/// True if the scenario (JSON text) sets `simulation.max_memory` itself.
+fn sets_max_memory(scenario_json: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(scenario_json)
+        .ok()
+        .and_then(|doc| {
+            doc.get("simulation")?
+                .get("max_memory")
+                .map(|v| !v.is_null())
+        })
+        .unwrap_or(false)
+}
+
+/// Rough sizes in bytes of what a run of the scenario (JSON text) writes: each trace in
+/// `traces` as the core records it, and `"pcap"`, the pcap files (see
+/// `Estimate::trace_bytes`, `Estimate::pcap_bytes`). For checking free disk space before a
+/// run; the estimates err low.
+#[pyfunction]
+fn estimate_output_bytes(
+    py: Python<'_>,
+    scenario_json: &str,
+    traces: Vec<String>,
+) -> PyResult<HashMap<String, u64>> {
+    catch_unwind(|| {
+        let scenario = crate::scenario::parse(scenario_json)?;
+        let est = scenario.estimate();
+        let mut out: HashMap<String, u64> = traces
+            .into_iter()
+            .filter_map(|name| Some((name.clone(), est.trace_bytes(&name)?)))
+            .collect();
+        out.insert("pcap".to_string(), est.pcap_bytes());
+        Ok(out)
+    })
+    .unwrap_or_else(|p| Err(panic_error(py, "estimate_output_bytes", p, scenario_json)))
+}
+
 fn scenario_seed(scenario_json: &str) -> String {
     seed_of(scenario_json).map_or("unknown".to_string(), |s| s.to_string())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(run, m)?)
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_output_bytes, m)?)
 }

@@ -107,7 +107,8 @@ from renolab.cc.load import controllers, names_python_controller
 from renolab.scenario import Scenario
 scenario = Scenario.from_dict(json.loads(sys.stdin.read()))
 text = scenario.to_json()
-python = controllers(scenario._data, text) if names_python_controller(scenario._data) else None
+# The controller is the one named on renolab bench's command line: the user's own request.
+python = controllers(scenario._data, text, allow_python=True) if names_python_controller(scenario._data) else None
 start = time.perf_counter()
 out = _core.run(text, [], False, None, None, None, controllers=python)
 wall = time.perf_counter() - start

@@ -10,6 +10,13 @@
   holds, else imported by name), the hooks it overrides and the attributes it traces, after
   checking its arguments against the class's signature.
 
+A name is imported only when the caller allows it (``allow_python``, the command line's
+``--allow-python``): a scenario file is data from whoever wrote it, and importing a module
+runs its code (docs/extending.md). :func:`require_allowed` says how to allow it. A file
+named by a scenario file must be in the scenario's directory or below it
+(:func:`absolute_paths`), and a module name is looked up on ``sys.path`` only (never in the
+current directory on the scenario's behalf).
+
 How a controller reaches sweep workers: a scenario that holds the class object travels
 pickled, as the rest of the scenario does (by reference, module and class name, with the
 standard pickle of local workers; Dask's cloudpickle sends a class defined in a notebook or
@@ -37,13 +44,17 @@ from renolab.cc import HOOKS, CongestionControl
 __all__ = [
     "PREFIX",
     "absolute_paths",
+    "confined",
     "arguments_of",
     "class_name",
     "controllers",
     "hooks",
+    "names_python_code",
     "names_python_controller",
     "plain_variants",
     "reference",
+    "refusal",
+    "require_allowed",
     "resolve",
 ]
 
@@ -69,6 +80,41 @@ def names_python_controller(data: Mapping[str, Any]) -> bool:
             if variant is not None and (not isinstance(variant, str) or variant.startswith(PREFIX)):
                 return True
     return False
+
+
+def names_python_code(data: Mapping[str, Any]) -> bool:
+    """True if a flow of *data* names a Python controller by a string (``"python:..."``):
+    one that would have to be imported."""
+    return bool(_named_in_code(data))
+
+
+def _named_in_code(data: Mapping[str, Any]) -> list[tuple[int, str]]:
+    return [
+        (i, flow["variant"])
+        for i, flow in enumerate(_flows(data))
+        if isinstance(flow, Mapping) and isinstance(flow.get("variant"), str) and flow["variant"].startswith(PREFIX)
+    ]
+
+
+def refusal(index: int, variant: str) -> ScenarioError:
+    """The error of a Python controller named by a string when running code is not allowed
+    (a file is named by its name alone: its directory is the scenario's)."""
+    module, sep, name = variant[len(PREFIX) :].rpartition(":")
+    if sep and module.endswith(".py"):
+        variant = f"{PREFIX}{os.path.basename(module)}:{name}"
+    return ScenarioError(
+        f"flow[{index}].variant: {json.dumps(variant)} is Python code, which renolab imports and runs only when "
+        "asked (a scenario file is data, and its code would run as you): if you trust it, pass --allow-python "
+        "(allow_python=True in Python); see docs/extending.md"
+    )
+
+
+def require_allowed(data: Mapping[str, Any], allow_python: bool) -> None:
+    """Refuses (:func:`refusal`) a scenario naming a Python controller by a string unless
+    *allow_python*."""
+    named = _named_in_code(data)
+    if named and not allow_python:
+        raise refusal(*named[0])
 
 
 def class_name(cls: type) -> str:
@@ -172,17 +218,31 @@ def plain_variants(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def absolute_paths(data: dict[str, Any], base_dir: str | os.PathLike[str]) -> None:
     """Makes each ``python:<file.py>:<Class>`` of *data* absolute, relative to *base_dir*
-    (the scenario file's directory), in place."""
-    for flow in _flows(data):
-        if not isinstance(flow, dict):
-            continue
-        variant = flow.get("variant")
-        if not (isinstance(variant, str) and variant.startswith(PREFIX)):
-            continue
-        module, sep, name = variant[len(PREFIX) :].rpartition(":")
-        if sep and module.endswith(".py") and not os.path.isabs(module):
-            path = os.path.normpath(os.path.join(os.fspath(base_dir), module))
-            flow["variant"] = f"{PREFIX}{path}:{name}"
+    (the scenario file's directory), in place; :class:`ScenarioError` for a file outside
+    *base_dir* and its subdirectories (``../``, an absolute path, a symbolic link leading
+    out)."""
+    for i, flow in enumerate(_flows(data)):
+        if isinstance(flow, dict) and isinstance(flow.get("variant"), str):
+            flow["variant"] = confined(flow["variant"], base_dir, f"flow[{i}].variant")
+
+
+def confined(variant: str, base_dir: str | os.PathLike[str], where: str) -> str:
+    """*variant* with its controller file made absolute (relative to *base_dir*), checked to
+    be inside *base_dir*; any other variant as it is."""
+    if not variant.startswith(PREFIX):
+        return variant
+    module, sep, name = variant[len(PREFIX) :].rpartition(":")
+    if not (sep and module.endswith(".py")):
+        return variant
+    base = os.path.realpath(os.fspath(base_dir))
+    path = os.path.normpath(os.path.join(base, module))
+    real = os.path.realpath(path)
+    if os.path.commonpath([base, real]) != base:
+        raise ScenarioError(
+            f"{where}: {json.dumps(variant)}: the controller's file must be in the scenario's directory "
+            f"({base}) or below it, and {module!r} is not"
+        )
+    return f"{PREFIX}{path}:{name}"
 
 
 def _import_module(module: str, where: str) -> ModuleType:
@@ -203,23 +263,15 @@ def _import_module(module: str, where: str) -> ModuleType:
             del sys.modules[name]
             raise
         return loaded
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        # As `python -m` would: the current directory too (a console script lacks it).
-        cwd = os.getcwd()
-        if exc.name != module.split(".")[0] or cwd in sys.path or "" in sys.path:
-            raise
-        sys.path.insert(0, cwd)
-        try:
-            return importlib.import_module(module)
-        finally:
-            sys.path.remove(cwd)
+    # sys.path only: never the current directory on a scenario's behalf (whatever is
+    # there, e.g. a file shipped beside the scenario, would run).
+    return importlib.import_module(module)
 
 
 def resolve(name: str, where: str = "variant") -> type:
     """The class ``"python:<module or file.py>:<Class>"`` names (imported, or loaded from the
-    file); :class:`ScenarioError` saying why not otherwise."""
+    file); :class:`ScenarioError` saying why not otherwise. This runs the module's code:
+    callers ask first (:func:`require_allowed`)."""
     module_name, sep, class_name = name[len(PREFIX) :].rpartition(":")
     if not name.startswith(PREFIX) or not sep:
         raise ScenarioError(f"{where}: {name!r} is not \"python:<module or file.py>:<Class>\"")
@@ -227,6 +279,11 @@ def resolve(name: str, where: str = "variant") -> type:
         module = _import_module(module_name, where)
     except ScenarioError:
         raise
+    except ModuleNotFoundError as exc:
+        hint = ""
+        if exc.name == module_name.split(".")[0] and "/" not in module_name:
+            hint = f' (a file beside the scenario is named "python:{module_name.replace(".", "/")}.py:{class_name}")'
+        raise ScenarioError(f"{where}: cannot import {module_name}: {type(exc).__name__}: {exc}{hint}") from exc
     except Exception as exc:  # noqa: BLE001 - the user's module failed to import: say why
         raise ScenarioError(f"{where}: cannot import {module_name}: {type(exc).__name__}: {exc}") from exc
     value: Any = module
@@ -292,10 +349,13 @@ def hooks(cls: type) -> tuple[str, ...]:
     return tuple(h for h in HOOKS if getattr(cls, h, None) is not getattr(CongestionControl, h))
 
 
-def controllers(data: Mapping[str, Any], scenario_json: str) -> dict[int, tuple[type, tuple[str, ...], tuple[str, ...]]]:
+def controllers(
+    data: Mapping[str, Any], scenario_json: str, *, allow_python: bool = False
+) -> dict[int, tuple[type, tuple[str, ...], tuple[str, ...]]]:
     """``{flow index: (class, hooks it overrides, attributes it traces)}`` of the Python
     controllers of *data* (whose core form is *scenario_json*), for ``_core.run``; checks
-    each class's arguments (the flow's options that are not the sender's)."""
+    each class's arguments (the flow's options that are not the sender's). A class named
+    by a string is imported only with *allow_python* (:func:`refusal` otherwise)."""
     held = {}
     for i, flow in enumerate(_flows(data)):
         if isinstance(flow, Mapping) and not isinstance(flow.get("variant", ""), str):
@@ -303,6 +363,8 @@ def controllers(data: Mapping[str, Any], scenario_json: str) -> dict[int, tuple[
     out = {}
     for index, name, arguments_json in _core.python_controllers(scenario_json):
         where = f"flow[{index}]"
+        if index not in held and not allow_python:
+            raise refusal(index, name)
         cls = held.get(index) or resolve(name, f"{where}.variant")
         _check_arguments(cls, json.loads(arguments_json), f"{where}.options")
         out[index] = (cls, hooks(cls), _trace_names(cls, f"{where}.variant"))

@@ -15,9 +15,12 @@ class UsageError(Exception):
 
 
 def fail(message: object, code: int) -> int:
-    """Print ``renolab: error: <message>`` (one line) on stderr and return *code*."""
-    text = " ".join(str(message).split("\n")).strip() or type(message).__name__
-    print(f"renolab: error: {text}", file=sys.stderr)
+    """Print ``renolab: error: <message>`` (one line, long values cut) on stderr and return
+    *code*."""
+    from renolab._core import shorten_message
+
+    text = " ".join(str(message).splitlines()).strip() or type(message).__name__
+    print(f"renolab: error: {shorten_message(text)}", file=sys.stderr)
     return code
 
 
@@ -25,3 +28,13 @@ def check_workers(workers: int | None) -> None:
     """``--workers N`` must be at least 1."""
     if workers is not None and workers < 1:
         raise UsageError(f"--workers: {workers} is not a whole number >= 1")
+
+
+def add_allow_python(parser: object, what: str) -> None:
+    """``--allow-python``: the *what*'s Python controllers may be imported (docs/extending.md)."""
+    parser.add_argument(  # type: ignore[attr-defined]
+        "--allow-python",
+        action="store_true",
+        help=f'let the {what}\'s Python controllers (variant = "python:...") be imported and run: '
+        f"only for a {what} you trust (docs/extending.md)",
+    )

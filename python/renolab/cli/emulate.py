@@ -9,8 +9,15 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SIMULATION_FAILED, fail
-from renolab.cli.run import _trace_names, format_flows_table, run_and_save
-from renolab.scenario import Scenario
+from renolab.cli.run import (
+    _trace_names,
+    add_output_arguments,
+    format_flows_table,
+    interrupted,
+    run_and_save,
+    stopped_short,
+)
+from renolab.scenario import RunError, RunInterrupted, Scenario
 
 if TYPE_CHECKING:
     from renolab.results import Result
@@ -18,7 +25,12 @@ if TYPE_CHECKING:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
-    p.add_argument("--out", metavar="DIR", required=True, help="output directory (created if missing)")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        required=True,
+        help="output directory (created if missing; an earlier run's files in it are replaced)",
+    )
     p.add_argument(
         "--trace",
         metavar="NAME[,NAME...]",
@@ -30,6 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=["parquet", "csv"], default="parquet", help="file format of the traces")
     p.add_argument("--pcap", action="store_true", help="write one pcap file per link (real datagrams) into DIR/pcap")
     p.add_argument("--seed", type=int, metavar="N", help="override simulation.seed (the links' random losses)")
+    add_output_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,7 +61,11 @@ def run(args: argparse.Namespace) -> int:
         return emu.emulate(scenario, recorded, trace_dir=trace_dir, pcap_dir=pcap_dir)
 
     try:
-        written = run_and_save(traces, args, execute)
+        written = run_and_save(traces, args, execute, scenario)
+    except RunInterrupted as exc:
+        return interrupted(exc, args.out)
+    except RunError as exc:
+        return stopped_short(exc, args.out)
     except emu.EmulationError as exc:
         if getattr(exc, "kind", "") == "unsupported":
             return fail(exc, EXIT_BAD_INPUT)

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
 from renolab import __version__
 from renolab._core import ScenarioError, SimulationError
 from renolab.cli._common import (
     EXIT_BAD_INPUT,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_SIMULATION_FAILED,
     UsageError,
@@ -99,6 +100,40 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
+#: The signals received while the command ran, in order.
+_RECEIVED: list[int] = []
+#: Signals that stop a command as Ctrl-C does: what `timeout`, `kill`, SLURM and systemd
+#: send (SIGTERM), and a closed terminal (SIGHUP).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def signal_received() -> int | None:
+    """The number of the last stop signal the command received, or None."""
+    return _RECEIVED[-1] if _RECEIVED else None
+
+
+def _stop(signum: int, frame: object) -> None:
+    _RECEIVED.append(signum)
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextlib.contextmanager
+def _stop_signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt, as SIGINT does: a run stops and keeps
+    what it collected; the exit status is 128 + the signal's number."""
+    _RECEIVED.clear()
+    try:
+        previous = {sig: signal.signal(sig, _stop) for sig in STOP_SIGNALS}
+    except ValueError:  # not the main thread: leave the handlers alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with *argv* (default ``sys.argv[1:]``) and return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -106,6 +141,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_parser().print_help()
         return EXIT_OK
     warnings.showwarning = _show_warning
+    with _stop_signals_interrupt():
+        return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
+    from renolab.results import RunDirectoryError
+
     try:
         parser = build_parser(_command_of(argv))
         args = parser.parse_args(argv)
@@ -118,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except UsageError as exc:
         return fail(exc, EXIT_BAD_INPUT)
-    except ScenarioError as exc:
+    except (ScenarioError, RunDirectoryError) as exc:
         return fail(exc, EXIT_BAD_INPUT)
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
@@ -131,7 +173,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(user_traceback.rstrip("\n"), file=sys.stderr)
         return code
     except KeyboardInterrupt as exc:  # a sweep's SweepInterrupted says what was kept
-        return fail(str(exc) or "interrupted", EXIT_INTERRUPTED)
+        from renolab.cli.run import exit_status_of
+
+        text = str(exc) if str(exc) and str(exc) not in {s.name for s in signal.Signals} else "interrupted"
+        return fail(text, exit_status_of(exc))
 
 
 if __name__ == "__main__":

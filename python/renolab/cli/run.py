@@ -10,12 +10,22 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from renolab import __version__
 from renolab._core import SimulationError
-from renolab.cli._common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIMULATION_FAILED, fail
-from renolab.scenario import RunInterrupted, Scenario
+from renolab._files import TEMP_PREFIX
+from renolab.cli._common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_SIMULATION_FAILED,
+    UsageError,
+    add_allow_python,
+    fail,
+)
+from renolab.scenario import RunError, RunInterrupted, Scenario
 
 if TYPE_CHECKING:
     from renolab.results import Result
@@ -27,7 +37,12 @@ def _trace_names(text: str) -> list[str]:
 
 def add_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
-    run.add_argument("--out", metavar="DIR", required=True, help="output directory (created if missing)")
+    run.add_argument(
+        "--out",
+        metavar="DIR",
+        required=True,
+        help="output directory (created if missing; an earlier run's files in it are replaced)",
+    )
     run.add_argument(
         "--trace",
         metavar="NAME[,NAME...]",
@@ -49,9 +64,21 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--quiet", action="store_true", help="no progress line on the terminal (none is drawn when stderr is not one)"
     )
+    add_output_arguments(run)
+    add_allow_python(run, "scenario")
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of a run directory, shared with ``renolab emulate``."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write into --out even if it holds files a renolab run did not write (they are left there)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from renolab.cc.load import require_allowed
     from renolab.progress import RunProgress
     from renolab.units import parse_duration_s
 
@@ -59,8 +86,9 @@ def run(args: argparse.Namespace) -> int:
     if args.seed is not None:
         scenario = scenario.with_seed(args.seed)
     traces = list(dict.fromkeys(name for group in args.trace for name in group))
-    # A bad scenario leaves no output directory behind.
-    duration = scenario.validate()["simulation"].get("duration")
+    # A bad scenario (or one whose code is not allowed) leaves no output directory behind.
+    duration = scenario.validate(allow_python=args.allow_python)["simulation"].get("duration")
+    require_allowed(scenario.to_dict(), args.allow_python)
     progress = RunProgress(parse_duration_s(duration) if duration else None, enabled=not args.quiet)
 
     def simulate(recorded: list[str], trace_dir: Any, pcap_dir: Any) -> Result:
@@ -71,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
                 trace_dir=trace_dir,
                 pcap_dir=pcap_dir,
                 progress=progress.update,
+                allow_python=args.allow_python,
             )
         finally:
             progress.close()
@@ -81,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
             EXIT_BAD_INPUT,
         )
     try:
-        written = run_and_save(traces, args, simulate)
+        written = run_and_save(traces, args, simulate, scenario)
+    except RunError as exc:
+        return stopped_short(exc, args.out)
     except SimulationError as exc:
         if getattr(exc, "kind", None) != "panic":
             raise
@@ -89,12 +120,7 @@ def run(args: argparse.Namespace) -> int:
         where = f"; scenario and seed written to {report}" if report else ""
         return fail(f"simulation failed: {exc}{where}", EXIT_SIMULATION_FAILED)
     except RunInterrupted as exc:
-        s = exc.result.summary
-        return fail(
-            f"interrupted at t = {s['sim_time_s']:.6g} s ({s['events']} events); what was collected is in "
-            f"{args.out} (summary.json: stop_reason = \"interrupted\")",
-            EXIT_INTERRUPTED,
-        )
+        return interrupted(exc, args.out)
     result = written.pop(0)
     print(format_flows_table(result))
     s = result.summary
@@ -106,36 +132,115 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def interrupted(exc: RunInterrupted, out: str) -> int:
+    """The line and exit status of a run stopped by Ctrl-C, SIGTERM or SIGHUP (128 + the
+    signal's number, as a shell reports a process it killed)."""
+    s = exc.result.summary
+    return fail(
+        f"interrupted at t = {s['sim_time_s']:.6g} s ({s['events']} events); what was collected is in "
+        f"{out} (summary.json: stop_reason = \"interrupted\")",
+        exit_status_of(exc),
+    )
+
+
+def stopped_short(exc: RunError, out: str) -> int:
+    """The line of a run short of memory, or one of whose traces was cut: its results are
+    written all the same (exit status 1)."""
+    where = (
+        "flows.csv, links.csv and summary.json are complete"
+        if exc.kind == "trace"
+        else "what it collected is written"
+    )
+    return fail(f"{exc}; {where} in {out} (see summary.json)", EXIT_SIMULATION_FAILED)
+
+
+def exit_status_of(exc: BaseException) -> int:
+    """128 + the number of the signal that raised *exc* (see :func:`renolab.cli.main`), or
+    130 (SIGINT)."""
+    from renolab.cli.main import signal_received
+
+    received = signal_received()
+    return 128 + received if received else EXIT_INTERRUPTED
+
+
 def run_and_save(
-    traces: list[str], args: argparse.Namespace, execute: Callable[[list[str], Any, Any], Result]
+    traces: list[str],
+    args: argparse.Namespace,
+    execute: Callable[[list[str], Any, Any], Result],
+    scenario: Scenario,
 ) -> list[Any]:
     """Run (``execute(traces, trace_dir, pcap_dir) -> Result``: the simulator, or the
     emulator of ``renolab emulate``) with the traces streamed to a scratch directory inside
-    --out, then write them in --format chunk by chunk; returns [result, *paths written]."""
+    --out, then write them in --format chunk by chunk; returns [result, *paths written].
+
+    --out is checked first (not empty; room on its disk for the traces, roughly), then
+    locked and cleared of an earlier run's files (:mod:`renolab.outdir`). A run stopped by
+    Ctrl-C (:class:`RunInterrupted`) or short of memory or of room for a trace
+    (:class:`RunError`) is written as far as it went, then its exception goes on."""
     import shutil
     import tempfile
-    from pathlib import Path
 
+    from renolab.outdir import checked_path, run_directory
+
+    try:
+        out_path = checked_path(args.out)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     ns2_trace = getattr(args, "ns2_trace", False)
     recorded = traces + (["hops"] if ns2_trace and "hops" not in traces else [])
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".renolab-traces-", dir=out)) if recorded else None
-    interrupted: RunInterrupted | None = None
-    try:
+    check_disk_space(scenario, recorded, args, out_path)
+    with run_directory(out_path, force=getattr(args, "force", False)) as out:
+        scratch = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}traces-", dir=out)) if recorded else None
+        pcap = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}pcap-", dir=out)) if args.pcap else None
+        stopped: RunInterrupted | RunError | None = None
         try:
-            result = execute(recorded, scratch, out / "pcap" if args.pcap else None)
-        except RunInterrupted as exc:  # Ctrl-C: keep what the run collected
-            result, interrupted = exc.result, exc
-        written = result.save(out, format=args.format, traces=traces, ns2_trace=ns2_trace)
-    finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
-    if args.pcap:
-        written += sorted((out / "pcap").glob("*.pcap"))
-    if interrupted is not None:
-        raise interrupted
+            try:
+                result = execute(recorded, scratch, pcap)
+            except (RunInterrupted, RunError) as exc:  # keep what the run collected
+                result, stopped = exc.result, exc
+            written = result._save_into(
+                out, format=args.format, traces=traces, ns2_trace=ns2_trace, pcap_from=pcap, discard_raw=True
+            )
+        finally:
+            for directory in (scratch, pcap):
+                if directory is not None:
+                    shutil.rmtree(directory, ignore_errors=True)
+    if stopped is not None:
+        raise stopped
     return [result, *written]
+
+
+def check_disk_space(scenario: Scenario, traces: list[str], args: argparse.Namespace, out: Path) -> None:
+    """Refuses a run whose traces and pcap files would not fit on --out's disk, by the
+    core's estimate of their records (it errs low) and what each format takes of them."""
+    import shutil
+
+    from renolab import _core
+    from renolab._text import human_bytes
+
+    if not traces and not args.pcap:
+        return
+    try:
+        estimate = _core.estimate_output_bytes(scenario.to_json(), traces)
+    except Exception:  # noqa: BLE001 - an emulated variant the simulator does not know: no estimate
+        return
+    # The records in the scratch directory, then the file written from them (CSV text runs
+    # about 1.5 times the records, Parquet about half); ns2.tr lines about twice the hops'.
+    factor = 1.0 + (1.5 if args.format == "csv" else 0.5)
+    need = {name: int(estimate.get(name, 0) * factor) for name in traces}
+    if getattr(args, "ns2_trace", False):
+        need["ns2.tr"] = 2 * estimate.get("hops", 0)
+    if args.pcap:
+        need["pcap"] = estimate.get("pcap", 0)
+    total = sum(need.values())
+    existing = next(p for p in (out, *out.resolve().parents) if p.exists())
+    free = shutil.disk_usage(existing).free
+    if total > free:
+        parts = ", ".join(f"{name} {human_bytes(size)}" for name, size in sorted(need.items(), key=lambda x: -x[1]) if size)
+        raise UsageError(
+            f"--trace: the run's files would take about {human_bytes(total)} on disk ({parts}), more than the "
+            f"{human_bytes(free)} free where {out} is; record fewer traces, shorten the run, or free space"
+        )
 
 
 def _write_panic_report(out_dir: str, exc: SimulationError) -> str | None:
@@ -155,10 +260,12 @@ def _write_panic_report(out_dir: str, exc: SimulationError) -> str | None:
         "renolab_version": __version__,
         "scenario": scenario,
     }
+    from renolab._files import write_atomic
+
     path = Path(out_dir) / "panic.json"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write_atomic(path, json.dumps(report, indent=2) + "\n")
     except OSError:
         return None
     return str(path)

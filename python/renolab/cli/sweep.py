@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, check_workers, fail
+from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, UsageError, add_allow_python, check_workers, fail
 from renolab.sweep import Sweep
 
 
@@ -19,10 +19,17 @@ def add_arguments(sweep: argparse.ArgumentParser) -> None:
     )
     sweep.add_argument("--dask", action="store_true", help="run on a local Dask cluster of --workers processes")
     sweep.add_argument("--no-progress", action="store_true", help="do not print the progress line")
+    add_allow_python(sweep, "sweep")
 
 
 def run(args: argparse.Namespace) -> int:
+    from renolab.outdir import checked_path
+
     check_workers(args.workers)
+    try:
+        checked_path(args.out)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     sweep = Sweep.from_toml(args.sweep)
     try:
         result = sweep.run(
@@ -31,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
             scheduler=args.scheduler,
             dask=args.dask,
             progress=not args.no_progress,
+            allow_python=args.allow_python,
         )
     except ImportError as exc:  # Dask asked for but not installed
         return fail(exc, EXIT_BAD_INPUT)

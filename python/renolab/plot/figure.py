@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from renolab._files import new_path
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -54,8 +56,9 @@ def save_figure(fig: Figure, path: Path | str, *, dpi: int = 120, fmt: str | Non
     # A figure with a layout engine is laid out already; a second "tight" pass would only
     # double the drawing time.
     bbox = None if fig.get_layout_engine() is not None else "tight"
-    with matplotlib.rc_context(_SAVE_SETTINGS):
-        fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata, bbox_inches=bbox)
+    # Under a temporary name, renamed at the end: never through a link planted at path.
+    with matplotlib.rc_context(_SAVE_SETTINGS), new_path(path) as tmp:
+        fig.savefig(tmp, format=fmt, dpi=dpi, metadata=metadata, bbox_inches=bbox)
     return path
 
 

@@ -26,6 +26,7 @@ def run_dask(
     workers: int,
     bar: Progress,
     failures: list[tuple[PlannedRun, BaseException]],
+    allow_python: bool = False,
 ) -> str:
     try:
         import distributed
@@ -56,6 +57,7 @@ def run_dask(
                 run.seed,
                 run.replication,
                 run.params,
+                allow_python,
                 key=f"renolab-run-{run.key}",
                 pure=False,
             )

@@ -9,8 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from renolab._core import SimulationError
+from renolab._core import ScenarioError, SimulationError
 from renolab._text import format_duration, plural
+from renolab.cc.load import require_allowed
+from renolab.outdir import checked_path, locked
 from renolab.progress import Progress
 from renolab.scenario import PathLike
 from renolab.sweep.plan import PlannedRun, format_params
@@ -98,12 +100,19 @@ def run_sweep(
     dask: bool,
     progress: bool,
     stream: TextIO | None,
+    allow_python: bool = False,
 ) -> SweepResult:
     """:meth:`Sweep.run` (see there)."""
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"workers must be a whole number >= 1, not {workers!r}")
+        raise ScenarioError(f"workers: expected a whole number >= 1, not {workers!r:.60}")
     options: dict[str, Any] = dict(
-        workers=workers, client=client, scheduler=scheduler, dask=dask, progress=progress, stream=stream
+        workers=workers,
+        client=client,
+        scheduler=scheduler,
+        dask=dask,
+        progress=progress,
+        stream=stream,
+        allow_python=allow_python,
     )
     if out is None:
         import tempfile
@@ -112,13 +121,38 @@ def run_sweep(
             result = run_sweep(sweep, tmp, **options)
             result.out = None
             return result
-    from renolab.pool import cpu_count
-    from renolab.sweep.summary import param_names, runs_frame, summarise, write_parquet
-
     started = time.perf_counter()
     stream = stream if stream is not None else sys.stderr
     plan = sweep.plan()
-    out_dir = Path(out).resolve()
+    if not allow_python:
+        for run in plan:  # every point's scenario: a value varied may name one too
+            require_allowed(run.scenario, allow_python)
+    out_dir = checked_path(out).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # One sweep at a time: a second would run the same runs again, beside the first.
+    with locked(out_dir, "sweep"):
+        return _run_locked(
+            sweep, plan, out_dir, started, stream, workers, client, scheduler, dask, progress, allow_python
+        )
+
+
+def _run_locked(
+    sweep: Sweep,
+    plan: list[PlannedRun],
+    out_dir: Path,
+    started: float,
+    stream: TextIO,
+    workers: int | None,
+    client: Any,
+    scheduler: str | None,
+    dask: bool,
+    progress: bool,
+    allow_python: bool,
+) -> SweepResult:
+    """:func:`run_sweep` in its locked directory."""
+    from renolab.pool import cpu_count
+    from renolab.sweep.summary import param_names, runs_frame, summarise, write_parquet
+
     runs_dir = out_dir / RUNS_DIR
     runs_dir.mkdir(parents=True, exist_ok=True)
     write_atomic(out_dir / SWEEP_FILE, sweep_json(sweep, plan))
@@ -142,11 +176,13 @@ def run_sweep(
         if client is not None or scheduler is not None or dask:
             from renolab.sweep.dask import run_dask
 
-            backend = run_dask(list(todo.values()), runs_dir, client, scheduler, dask, n_workers, bar, failures)
+            backend = run_dask(
+                list(todo.values()), runs_dir, client, scheduler, dask, n_workers, bar, failures, allow_python
+            )
         else:
             from renolab.sweep.local import run_local
 
-            backend = run_local(list(todo.values()), runs_dir, n_workers, bar, failures)
+            backend = run_local(list(todo.values()), runs_dir, n_workers, bar, failures, allow_python)
     except KeyboardInterrupt:
         bar.close()
         done = sum(1 for key in todo if (runs_dir / f"{key}.json").exists()) + skipped

@@ -17,6 +17,9 @@ __all__ = ["set_field"]
 
 _INDEXED = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\[(\d+)\]$")
 
+#: Most parts a path may have (``flow.f1.options.min_rto`` has 4).
+MAX_PATH_PARTS = 32
+
 
 def set_field(data: dict[str, Any], path: str, value: Any, *, where: str = "") -> None:
     """Set the field *path* of the scenario dict *data* (in place) to *value*.
@@ -41,10 +44,14 @@ def set_field(data: dict[str, Any], path: str, value: Any, *, where: str = "") -
     prefix = f"{where}: " if where else ""
 
     def fail(message: str) -> ScenarioError:
-        return ScenarioError(f"{prefix}{path}: {message}")
+        return ScenarioError(_core.shorten_message(f"{prefix}{path}: {message}"))
 
     if not isinstance(path, str) or not path:
-        raise ScenarioError(f"{prefix}{path!r}: a path must be a non-empty string such as \"link.bottleneck.rate\"")
+        raise ScenarioError(f"{prefix}{path!r:.60}: a path must be a non-empty string such as \"link.bottleneck.rate\"")
+    if path.count(".") >= MAX_PATH_PARTS:
+        raise ScenarioError(
+            _core.shorten_message(f"{prefix}a path of {path.count('.') + 1} parts ({path}); paths have at most {MAX_PATH_PARTS}")
+        )
     head, _, rest = path.partition(".")
     indexed = _INDEXED.match(head)
     section = indexed.group(1) if indexed else head
@@ -163,8 +170,12 @@ def flatten(table: Mapping[str, Any], where: str, *, leaves_are_lists: bool) -> 
 
     def walk(prefix: str, key: Any, value: Any) -> None:
         if not isinstance(key, str):
-            raise ScenarioError(f"{where}: key {key!r} is not a string")
+            raise ScenarioError(f"{where}: key {key!r:.60} is not a string")
         path = f"{prefix}.{key}" if prefix else key
+        if path.count(".") >= MAX_PATH_PARTS:
+            raise ScenarioError(
+                _core.shorten_message(f"{where}: a path of {path.count('.') + 1} parts ({path}); paths have at most {MAX_PATH_PARTS}")
+            )
         if isinstance(value, Mapping) and "." not in key:
             if not value:
                 raise ScenarioError(f"{where}: {path}: empty table")

@@ -20,12 +20,14 @@ def run_local(
     workers: int,
     bar: Progress,
     failures: list[tuple[PlannedRun, BaseException]],
+    allow_python: bool = False,
 ) -> str:
     """Run *todo* on *workers* local processes (1: in this process), storing each record in
-    *runs_dir*; failed runs are added to *failures*.  Returns the backend's description."""
+    *runs_dir*; failed runs are added to *failures*.  Returns the backend's description.
+    *allow_python*: the runs may import the Python controllers they name."""
     workers = max(1, min(workers, len(todo))) if todo else max(1, workers)
     label = plural(workers, "local worker") if workers > 1 else "1 local worker (in process)"
-    jobs = [(r.scenario, str(runs_dir), r.key, r.seed, r.replication, r.params) for r in todo]
+    jobs = [(r.scenario, str(runs_dir), r.key, r.seed, r.replication, r.params, allow_python) for r in todo]
     outcomes = run_each(
         store.run_job,
         jobs,

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from renolab import _core
 from renolab._core import ScenarioError
 from renolab._text import plural
-from renolab.scenario import PathLike, Scenario, _describe_toml_error, tomllib
+from renolab._files import check_depth, parse_toml, read_text
+from renolab.scenario import PathLike, Scenario
 from renolab.sweep.fields import flatten, set_field
 
 if TYPE_CHECKING:
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
 __all__ = ["PlannedRun", "Sweep", "format_params", "replication_seed", "run_key"]
 
 _SWEEP_KEYS = ("base", "replications", "grid", "zip", "point", "description")
+
+#: Most runs a sweep may have (points x replications), checked before the points are
+#: expanded: more is a mistake (planning alone would take minutes and gigabytes), or several
+#: sweeps.
+MAX_RUNS = 100_000
 
 
 def replication_seed(base_seed: int, replication: int) -> int:
@@ -95,11 +101,20 @@ class Sweep:
         elif isinstance(base, (str, os.PathLike)):
             self.base = Scenario.from_toml(base)
         else:
-            raise TypeError(f"base must be a Scenario, a dict or a path, not {type(base).__name__}")
+            raise ScenarioError(f"sweep.base: expected a Scenario, a dict or a path, not {type(base).__name__}")
         if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
-            raise ScenarioError(f"sweep.replications: {replications!r} is not a whole number >= 1")
+            raise ScenarioError(f"sweep.replications: {replications!r:.60} is not a whole number >= 1")
+        if replications > MAX_RUNS:
+            raise ScenarioError(
+                f"sweep.replications: {replications} is more than the {MAX_RUNS} runs a sweep may have; "
+                "split it into several sweeps"
+            )
+        if description is not None and not isinstance(description, str):
+            raise ScenarioError(f"sweep.description: expected a string, got {type(description).__name__}")
         self.replications = replications
         self.description = description
+        for where, table in (("sweep.grid", grid), ("sweep.zip", zip), ("sweep.point", points)):
+            check_depth(table, where)
         self.grid = self._lists(grid, "sweep.grid")
         self.zip = self._lists(zip, "sweep.zip")
         lengths = {len(values) for values in self.zip.values()}
@@ -111,7 +126,20 @@ class Sweep:
         self.points = [
             flatten(p, f"sweep.point[{i}]", leaves_are_lists=False) for i, p in enumerate(points or [])
         ]
+        self._check_size()
         self._check_paths()
+
+    def _check_size(self) -> None:
+        """Refuses more than :data:`MAX_RUNS` runs, counted without expanding the points."""
+        points = max(len(self.points), 1) * len(next(iter(self.zip.values()), [None]))
+        for values in self.grid.values():
+            points *= len(values)
+        runs = points * self.replications
+        if runs > MAX_RUNS:
+            raise ScenarioError(
+                f"sweep: {plural(points, 'point')} x {plural(self.replications, 'replication')} is {runs} runs, "
+                f"more than the {MAX_RUNS} a sweep may have; split it into several sweeps"
+            )
 
     @staticmethod
     def _lists(table: Mapping[str, Sequence[Any]] | None, where: str) -> dict[str, list[Any]]:
@@ -119,7 +147,7 @@ class Sweep:
         out = {}
         for path, values in flat.items():
             if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence):
-                raise ScenarioError(f"{where}: {path}: expected an array of values, not {values!r}")
+                raise ScenarioError(_core.shorten_message(f"{where}: {path}: expected an array of values, not {values!r}"))
             if len(values) == 0:
                 raise ScenarioError(f"{where}: {path}: the array of values is empty")
             out[path] = list(values)
@@ -148,20 +176,21 @@ class Sweep:
     @classmethod
     def from_toml(cls, path: PathLike) -> Sweep:
         """Read a sweep file (see docs/sweeps.md); ``sweep.base`` is relative to the file."""
-        source = os.fspath(path)
-        with open(source, "rb") as f:
-            raw = f.read()
-        try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise ScenarioError(f"{source}: not a UTF-8 text file ({exc.reason} at byte {exc.start})") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError(_describe_toml_error(source, exc)) from None
+        source = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
+        data = parse_toml(read_text(source, "sweep"), str(source))
         return cls.from_dict(data, base_dir=Path(source).parent)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, base_dir: PathLike | None = None) -> Sweep:
-        """Build a sweep from the structure of a sweep file: ``{"sweep": {...}, "base": {...}}``."""
+        """Build a sweep from the structure of a sweep file: ``{"sweep": {...}, "base": {...}}``.
+        With *base_dir* (the sweep file's directory), ``sweep.base`` and the controller files
+        the sweep names (``"python:ctl.py:Class"``) are relative to it, and the latter must
+        be in it or below it."""
+        if not isinstance(data, Mapping):
+            raise ScenarioError(f"sweep file: expected a table (a dict), got {type(data).__name__}")
+        check_depth(data, "sweep file")
+        if base_dir is not None:
+            data = _confined(data, base_dir)
         unknown = [k for k in data if k not in ("sweep", "base")]
         if unknown:
             raise ScenarioError(f"{unknown[0]}: unknown table; a sweep file has [sweep] and optionally [base]")
@@ -276,6 +305,7 @@ class Sweep:
         dask: bool = False,
         progress: bool = True,
         stream: TextIO | None = None,
+        allow_python: bool = False,
     ) -> SweepResult:
         """Run every unfinished run, then collect ``runs.parquet`` and ``summary.parquet``.
 
@@ -292,16 +322,58 @@ class Sweep:
           ``sys.stderr``): a bar on a terminal or in a notebook, a line at every 10 %
           otherwise (:class:`renolab.progress.Progress`).
 
+        - *allow_python*: let a Python controller the sweep names by a string
+          (``"python:module:Class"``) be imported and run (docs/extending.md); refused
+          before anything runs otherwise.
+
         Returns a :class:`SweepResult` (``runs, summary = sweep.run(...)``).  Ctrl-C
         stops the workers and raises :class:`SweepInterrupted`; runs that finished are
         kept.  A run that fails raises :class:`renolab.SimulationError` after the
-        other runs finished.
+        other runs finished. One sweep at a time in a directory: a second one finds it
+        locked (:class:`renolab.outdir.DirectoryInUse`).
         """
         from renolab.sweep.execute import run_sweep
 
         return run_sweep(
-            self, out, workers=workers, client=client, scheduler=scheduler, dask=dask, progress=progress, stream=stream
+            self,
+            out,
+            workers=workers,
+            client=client,
+            scheduler=scheduler,
+            dask=dask,
+            progress=progress,
+            stream=stream,
+            allow_python=allow_python,
         )
+
+
+def _confined(data: Mapping[str, Any], base_dir: PathLike) -> dict[str, Any]:
+    """*data* (a sweep file) with every Python controller file it names, in ``[base]`` and
+    in the values it varies, made absolute relative to *base_dir* and checked to be inside
+    it (:func:`renolab.cc.load.confined`)."""
+    import copy
+
+    from renolab.cc.load import PREFIX, absolute_paths, confined
+
+    out = copy.deepcopy(dict(data))
+    if isinstance(out.get("base"), dict):
+        absolute_paths(out["base"], base_dir)
+    stack: list[tuple[Any, str]] = [(out.get("sweep"), "sweep")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if isinstance(value, str) and value.startswith(PREFIX):
+                    item[key] = confined(value, base_dir, f"{where}.{key}")
+                else:
+                    stack.append((value, f"{where}.{key}"))
+        elif isinstance(item, list):
+            for i, value in enumerate(item):
+                if isinstance(value, str) and value.startswith(PREFIX):
+                    item[i] = confined(value, base_dir, f"{where}[{i}]")
+                else:
+                    stack.append((value, f"{where}[{i}]"))
+    return out
 
 
 def format_params(params: Mapping[str, Any]) -> str:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from renolab import _core
+from renolab._files import TEMP_PREFIX, write_atomic
 
 if TYPE_CHECKING:
     from renolab.sweep.plan import PlannedRun, Sweep
@@ -31,7 +30,13 @@ RUN_METRICS = ("events", "sim_time_s", "stop_reason")
 
 
 def execute(
-    scenario: dict[str, Any], runs_dir: str, key: str, seed: int, replication: int, params: dict[str, Any]
+    scenario: dict[str, Any],
+    runs_dir: str,
+    key: str,
+    seed: int,
+    replication: int,
+    params: dict[str, Any],
+    allow_python: bool = False,
 ) -> tuple[str, str | None, dict[str, Any]]:
     """Run one scenario and store its record as ``runs_dir/<key>.json``.
 
@@ -39,7 +44,7 @@ def execute(
     """
     from renolab.scenario import Scenario  # spawn-safe: import inside the worker
 
-    result = Scenario.from_dict(scenario).run()
+    result = Scenario.from_dict(scenario).run(allow_python=allow_python)
     flows = [{k: _json_value(v) for k, v in row.items()} for row in result._records("flows")]
     links = [{k: _json_value(v) for k, v in row.items()} for row in result._records("links")]
     record = {
@@ -82,25 +87,6 @@ def write_record(runs_dir: Path, key: str, record: Mapping[str, Any]) -> Path:
     return path
 
 
-def write_atomic(path: Path, text: str | bytes, *, durable: bool = True) -> None:
-    """Write to a temporary file in the same directory (fsync'ed if *durable*), then rename it over *path*."""
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            if durable:
-                f.flush()
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def load_record(runs_dir: Path, key: str) -> dict[str, Any] | None:
     """The stored record of *key*, or None if it is missing, unreadable or not this key's."""
     try:
@@ -113,8 +99,10 @@ def load_record(runs_dir: Path, key: str) -> dict[str, Any] | None:
 
 
 def remove_stale_temporaries(runs_dir: Path, age_s: float = 3600.0) -> None:
+    """Remove the temporary files of records (:func:`renolab._files.write_atomic`) older
+    than *age_s*: left by workers that were killed."""
     now = time.time()
-    for tmp in runs_dir.glob(".*.tmp"):
+    for tmp in [*runs_dir.glob(f"{TEMP_PREFIX}*.part"), *runs_dir.glob(".*.tmp")]:
         try:
             if now - tmp.stat().st_mtime > age_s:
                 tmp.unlink()

@@ -227,12 +227,11 @@ def param_names(runs: pd.DataFrame) -> list[str]:
 
 
 def write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
+    """*frame* to *path*, fsync'ed, through a new temporary file renamed over it
+    (:func:`renolab._files.new_path`: nothing planted at *path* is written through)."""
+    from renolab._files import new_path
+
+    with new_path(path) as tmp:
         frame.to_parquet(tmp, index=False)
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()

@@ -145,8 +145,10 @@ def ns2_lines(records: Any, numbering: Ns2Numbering, uids: np.ndarray | None = N
 
 def write_ns2(chunks: Iterable[np.ndarray], numbering: Ns2Numbering, path: Path) -> Path:
     """Write ns-2 trace lines for a stream of ``hops`` record chunks to *path*."""
+    from renolab._files import new_file
+
     ids = PacketIds(numbering)
-    with open(path, "w", encoding="ascii", newline="\n") as f:
+    with new_file(path, "w", encoding="ascii", newline="\n") as f:
         for chunk in chunks:
             f.write(ns2_lines(chunk, numbering, ids.assign(chunk)))
     return path

@@ -493,9 +493,10 @@ mod tests {
             "#,
         )
         .unwrap_err();
+        // A station's name ("w/a") can no longer be a link's: names have no '/'.
         assert_eq!(
             clash.to_string(),
-            "medium.name: its station \"w/a\" has the name of a link direction"
+            "link.name: \"w/a\" is not a valid name; use letters, digits, '_' or '-' (ASCII, at most 100 characters)"
         );
     }
 }

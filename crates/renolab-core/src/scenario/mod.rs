@@ -16,7 +16,7 @@ pub mod profile;
 pub mod reader;
 pub mod topology;
 
-pub use error::{Result, ScenarioError};
+pub use error::{shorten, Result, ScenarioError};
 pub use flow::{
     DEFAULT_ACK_EVERY, DEFAULT_CBR_PACKET_BYTES, FLOW_KINDS, MIN_SSTHRESH_SEGMENTS,
     PYTHON_VARIANT_PREFIX, VARIANTS,
@@ -352,6 +352,7 @@ impl Scenario {
             "topology",
             "description",
         ])?;
+        root.str("description")?;
         let (generated, origins) = topology::expand(&root)?;
         if !generated.is_empty() {
             // Topology helpers stand for [[link]] tables: parse the document with them added.
@@ -586,10 +587,17 @@ fn merge(into: &mut Value, from: Value) {
     }
 }
 
+/// Longest name of a node, link, medium or flow: it becomes a file name (pcap files) and a
+/// word of an ns-2 script, which must stay well under the file systems' 255 bytes.
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// A name is what its message says: 1 to [`MAX_NAME_CHARS`] ASCII letters, digits, `_` or
+/// `-`, nothing a file name, a Tcl script or a shell would read otherwise.
 pub(crate) fn check_name(name: &str) -> std::result::Result<(), String> {
-    if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if name.is_empty() || name.len() > MAX_NAME_CHARS || !name.chars().all(allowed) {
         Err(format!(
-            "{name:?} is not a valid name; use letters, digits, '_' or '-' without spaces"
+            "{name:?} is not a valid name; use letters, digits, '_' or '-' (ASCII, at most {MAX_NAME_CHARS} characters)"
         ))
     } else {
         Ok(())

@@ -6,7 +6,7 @@ use super::{Endpoints, FlowCounters, Simulation};
 use crate::app::{CbrSink, CbrSource};
 use crate::net::LinkDir;
 use crate::time::SimTime;
-use crate::trace::{layout, record_bytes, FinishedTrace, TraceData, Tracer};
+use crate::trace::{layout, record_bytes, FinishedTrace, TraceData, TraceFailure, Tracer};
 
 /// Why the event loop ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -247,6 +247,9 @@ pub struct RunOutput {
     pub summary: RunSummary,
     /// The recorded traces: name, record layout (field name, numpy dtype), records.
     pub traces: Vec<FinishedTrace>,
+    /// The traces (and pcap files) that stopped before the end of the run: each holds its
+    /// records up to the failure's time ([`TraceFailure`]); the other results are whole.
+    pub trace_failures: Vec<TraceFailure>,
 }
 
 /// A decoded `cwnd` trace, for tests and Rust users.
@@ -477,5 +480,6 @@ pub(super) fn collect<T: Tracer>(
         stations,
         summary,
         traces: Vec::new(),
+        trace_failures: Vec::new(),
     }
 }

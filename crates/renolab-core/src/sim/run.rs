@@ -64,14 +64,21 @@ pub fn run_with(
         return Ok(sim.run_monitored(monitor)?.0);
     }
     let pcap = match &traces.pcap_dir {
-        Some(dir) => Some(pcap_set(scenario, dir).map_err(RunError::Trace)?),
+        Some(dir) => {
+            let names = scenario.links.iter().map(|l| l.name.as_str());
+            crate::trace::pcap::check_file_names(
+                names.chain(scenario.media.iter().map(|m| m.name.as_str())),
+            )
+            .map_err(RunError::Output)?;
+            Some(pcap_set(scenario, dir).map_err(RunError::Trace)?)
+        }
         None => None,
     };
     let recorder = Recorder::new(traces, pcap).map_err(RunError::BadTrace)?;
     let mut sim = Simulation::with_controllers(scenario, recorder, controllers);
     sim.check_invariants = check_invariants;
     let (mut out, recorder) = sim.run_monitored(monitor)?;
-    out.traces = recorder.finish().map_err(RunError::Trace)?;
+    (out.traces, out.trace_failures) = recorder.finish();
     Ok(out)
 }
 
@@ -143,7 +150,8 @@ fn pcap_set(scenario: &Scenario, dir: &std::path::Path) -> Result<PcapSet, Strin
 pub enum RunError {
     /// A trace name that does not exist.
     BadTrace(String),
-    /// A trace could not be written or outgrew its limit.
+    /// A trace or pcap file could not be created (a trace that fails later is cut short
+    /// instead: [`RunOutput::trace_failures`]).
     Trace(String),
     /// An invariant check failed (a bug in the engine).
     Invariant(InvariantViolation),
@@ -152,6 +160,8 @@ pub enum RunError {
     Limit(String),
     /// A flow's controller cannot run here (a Python controller outside Python).
     Controller(String),
+    /// Outputs that cannot be written as asked (pcap files of two links would be one file).
+    Output(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -160,7 +170,7 @@ impl std::fmt::Display for RunError {
             RunError::BadTrace(m) => write!(f, "trace: {m}"),
             RunError::Trace(m) => write!(f, "{m}"),
             RunError::Invariant(v) => write!(f, "{v}"),
-            RunError::Limit(m) | RunError::Controller(m) => write!(f, "{m}"),
+            RunError::Limit(m) | RunError::Controller(m) | RunError::Output(m) => write!(f, "{m}"),
         }
     }
 }

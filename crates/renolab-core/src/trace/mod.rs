@@ -18,7 +18,7 @@ use crate::tcp::cc::CcState;
 use crate::tcp::Window;
 use crate::time::{SimDuration, SimTime};
 pub use pcap::{PcapFlow, PcapSet};
-pub use sink::{Record, TraceData, TraceSink};
+pub use sink::{create_fresh, Record, TraceData, TraceFailure, TraceSink};
 
 /// A recorded trace: its name, its record layout (field name, numpy dtype) and its records.
 pub type FinishedTrace = (
@@ -437,10 +437,12 @@ impl Recorder {
         Ok(r)
     }
 
-    /// The finished traces, by name, with their layouts; or the first error.
-    pub fn finish(self) -> Result<Vec<FinishedTrace>, String> {
+    /// The finished traces, by name, with their layouts, and those that stopped early (a
+    /// full disk, a limit): where and why.
+    pub fn finish(self) -> (Vec<FinishedTrace>, Vec<TraceFailure>) {
+        let mut failures = Vec::new();
         if let Some(p) = self.pcap {
-            p.finish()?;
+            failures.extend(p.finish());
         }
         let sinks = [
             ("cwnd", self.cwnd),
@@ -454,15 +456,10 @@ impl Recorder {
         let mut out = Vec::new();
         for (name, sink) in sinks {
             if let Some(s) = sink {
-                let fields = s.fields;
-                out.push((
-                    name,
-                    fields,
-                    s.finish().map_err(|e| format!("trace {name}: {e}"))?,
-                ));
+                s.finish_into(name, &mut out, &mut failures);
             }
         }
-        Ok(out)
+        (out, failures)
     }
 }
 

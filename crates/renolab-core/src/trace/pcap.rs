@@ -154,6 +154,21 @@ pub fn medium_bssid(index: u32) -> [u8; 6] {
     [0x02, 0xff, a, b, c, d]
 }
 
+/// Refuses link and medium names that would write the same pcap file where file names are
+/// compared without case (macOS, Windows): `Neck` and `neck`. (Names are unique, and limited
+/// to ASCII letters, digits, `_` and `-`, so no other two can collide.)
+pub fn check_file_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), String> {
+    let mut seen = std::collections::HashMap::new();
+    for name in names {
+        if let Some(other) = seen.insert(name.to_ascii_lowercase(), name) {
+            return Err(format!(
+                "pcap: {other:?} and {name:?} would write the same file where case does not count (pcap/{name}.pcap); rename one"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Opens `<dir>/<name>.pcap` and writes a file header for `linktype`.
 fn create_file(
     dir: &std::path::Path,
@@ -161,8 +176,8 @@ fn create_file(
     linktype: u32,
 ) -> Result<(PathBuf, BufWriter<File>), String> {
     let path = dir.join(format!("{}.pcap", name.replace('/', "_")));
-    let f =
-        File::create(&path).map_err(|e| format!("pcap: cannot create {}: {e}", path.display()))?;
+    let f = super::create_fresh(&path)
+        .map_err(|e| format!("pcap: cannot create {}: {e}", path.display()))?;
     let mut w = BufWriter::new(f);
     let mut header = Vec::with_capacity(FILE_HEADER_BYTES);
     header.extend_from_slice(&PCAP_MAGIC_NS.to_le_bytes());
@@ -207,7 +222,10 @@ pub struct PcapSet {
     flows: Vec<PcapFlow>,
     ip_id: Vec<u16>,
     scratch: Vec<u8>,
-    error: Option<String>,
+    /// The first write that failed: the time of its record and why; nothing is written after it.
+    error: Option<(SimTime, String)>,
+    /// Time of the last record handed to a writer (what a failed final flush loses ends there).
+    last: SimTime,
 }
 
 fn checksum_add(mut sum: u32, bytes: &[u8]) -> u32 {
@@ -251,6 +269,7 @@ impl PcapSet {
             ip_id: vec![0; n],
             scratch: Vec::with_capacity(2048),
             error: None,
+            last: SimTime::ZERO,
         })
     }
 
@@ -313,8 +332,9 @@ impl PcapSet {
                 f.extend_from_slice(&self.scratch);
             }
         }
+        self.last = frame.start;
         if let Err(e) = write_record(&mut self.media[medium as usize], frame.start, &self.frame) {
-            self.error = Some(e);
+            self.error = Some((frame.start, e));
         }
     }
 
@@ -434,21 +454,30 @@ impl PcapSet {
         if self.error.is_some() {
             return;
         }
+        self.last = now;
         if let Err(e) = write_record(&mut self.files[link_of(dir) as usize], now, datagram) {
-            self.error = Some(e);
+            self.error = Some((now, e));
         }
     }
 
-    /// Flushes every file.
-    pub fn finish(mut self) -> Result<(), String> {
+    /// Flushes every file; if a write failed, where the files stop and why.
+    pub fn finish(mut self) -> Option<super::TraceFailure> {
+        let failure = |(truncated_at, error): (SimTime, String)| super::TraceFailure {
+            name: "pcap",
+            truncated_at,
+            error,
+        };
         if let Some(e) = self.error.take() {
-            return Err(e);
+            return Some(failure(e));
         }
         for (path, w) in self.files.iter_mut().chain(&mut self.media) {
-            w.flush()
-                .map_err(|e| format!("pcap: cannot write {}: {e}", path.display()))?;
+            if let Err(e) = w.flush() {
+                // What was lost is the last records buffered, at most until `last`.
+                let error = format!("pcap: cannot write {}: {e}", path.display());
+                return Some(failure((self.last, error)));
+            }
         }
-        Ok(())
+        None
     }
 }
 
@@ -490,5 +519,12 @@ mod tests {
         assert!(sources
             .iter()
             .all(|(ip, _)| ip[1] > 0 || *ip == node_ip(19_999)));
+    }
+
+    #[test]
+    fn pcap_file_names_may_not_differ_only_in_case() {
+        assert!(check_file_names(["neck", "access"]).is_ok());
+        let e = check_file_names(["Neck", "access", "neck"]).unwrap_err();
+        assert!(e.contains(r#""Neck" and "neck""#), "{e}");
     }
 }

@@ -92,6 +92,10 @@ fn failed(what: &str) -> impl Fn(std::io::Error) -> EmuError + '_ {
 
 /// Checks what can be checked before anything is created.
 fn preflight(plan: &Plan, request: &Request) -> Result<Vec<String>, EmuError> {
+    if request.traces.pcap_dir.is_some() {
+        let names = plan.scenario.links.iter().map(|l| l.name.as_str());
+        renolab_core::trace::pcap::check_file_names(names).map_err(EmuError::Input)?;
+    }
     for name in &request.traces.names {
         if !TRACES.iter().any(|(n, _)| n == name) {
             let allowed: Vec<&str> = TRACES.iter().map(|(n, _)| *n).collect();
@@ -367,7 +371,7 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
         }
     };
     let interval = request.tcp_info_interval.0.max(100_000);
-    let (driver_result, outcomes, end, stop_reason, interrupted) = std::thread::scope(|s| {
+    let (driver_result, outcomes, end, stop_reason) = std::thread::scope(|s| {
         let driver_thread = s.spawn(|| {
             sys::tight_timer_slack();
             if let Some(cpu) = request.cpu {
@@ -394,16 +398,16 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
         }
         let t0 = sys::clock_ns();
         origin.store(t0, Ordering::Release);
-        let (end, reason, interrupted) = loop {
+        let (end, reason) = loop {
             let now = SimTime(sys::clock_ns() - t0);
             if cancel.load(Ordering::Relaxed) {
-                break (now, StopReason::TimeLimit, true);
+                break (now, StopReason::Interrupted);
             }
             if driver_thread.is_finished() {
-                break (now, StopReason::TimeLimit, false); // it failed; its error says why
+                break (now, StopReason::TimeLimit); // it failed; its error says why
             }
             if plan.stop_when_finished && finished.load(Ordering::Relaxed) {
-                break (now, StopReason::AllFlowsFinished, false);
+                break (now, StopReason::AllFlowsFinished);
             }
             if now >= plan.stop_at {
                 let reason = if plan.stop_when_finished {
@@ -411,7 +415,7 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
                 } else {
                     StopReason::Duration
                 };
-                break (plan.stop_at, reason, false);
+                break (plan.stop_at, reason);
             }
             let left = plan.stop_at.0 - now.0;
             std::thread::sleep(std::time::Duration::from_nanos(left.min(1_000_000)));
@@ -421,7 +425,7 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
             .join()
             .unwrap_or_else(|_| Err(std::io::Error::other("the driver thread panicked")));
         let outcomes = app_thread.join();
-        (driver_result, outcomes, end, reason, interrupted)
+        (driver_result, outcomes, end, reason)
     });
     let wall = started.elapsed().as_secs_f64();
     // Sockets are closed (the applications returned them); the namespaces go now.
@@ -434,9 +438,9 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
         .collect();
     drop(hosts);
     spaces.remove_all();
-    if interrupted {
-        return Err(EmuError::Interrupted);
-    }
+    // Interrupted (Ctrl-C, SIGTERM): the threads stopped as at the end of a run, and what
+    // they collected up to then is returned like a finished run's, with stop reason
+    // "interrupted", for the caller to keep.
     driver_result.map_err(failed("the driver"))?;
     let (dropped, outcomes) =
         outcomes.map_err(|_| EmuError::Failed("the applications' thread panicked".into()))?;
@@ -448,22 +452,18 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
     let report_counts = std::mem::take(&mut driver.report);
     let output = collect(plan, &driver, &by_flow, end, stop_reason, wall);
     let (recorder, pcap) = driver.into_traces();
-    let mut traces = recorder.finish().map_err(EmuError::Failed)?;
-    if let Some(p) = pcap {
-        p.finish().map_err(EmuError::Failed)?;
-    }
+    let (mut traces, mut failures) = recorder.finish();
+    failures.extend(pcap.and_then(|p| p.finish()));
     for (name, sink) in [("cwnd", info_traces.cwnd), ("rtt", info_traces.rtt)] {
-        let Some(sink) = sink else { continue };
-        let fields = sink.fields;
-        let data = sink
-            .finish()
-            .map_err(|e| EmuError::Failed(format!("trace {name}: {e}")))?;
-        traces.push((name, fields, data));
+        if let Some(sink) = sink {
+            sink.finish_into(name, &mut traces, &mut failures);
+        }
     }
     let mut output = output;
     output.summary.events = report_counts.events;
     output.summary.peak_packets = report_counts.peak_packets;
     output.traces = traces;
+    output.trace_failures = failures;
     let flows = kernel_flows(plan, &by_flow);
     let report = Report {
         lateness: report_counts.lateness.summary(),
@@ -578,6 +578,7 @@ fn collect(
         stations: Vec::new(),
         summary,
         traces: Vec::new(),
+        trace_failures: Vec::new(),
     }
 }
 

@@ -5,7 +5,6 @@ use std::ffi::CString;
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::path::Path;
 
 /// Nanoseconds on `CLOCK_MONOTONIC` (a vDSO call: tens of nanoseconds).
 #[inline]
@@ -414,9 +413,4 @@ pub fn kernel_release() -> String {
     std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "unknown".to_string())
-}
-
-/// True when `pid` names a live process.
-pub fn process_alive(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
 }

@@ -41,6 +41,8 @@ pub struct Estimate {
     pub acks: u64,
     /// Packet transmissions over link directions (a packet crossing three links counts 3).
     pub hops: u64,
+    /// Bytes of those transmissions (what pcap files capture, record headers aside).
+    pub wire_bytes: u64,
     /// Packets that could be in the network at once: a bound, not a forecast.
     pub peak_packets: u64,
     /// Memory the run could need, bytes: routes, flows, links and `peak_packets`.
@@ -72,6 +74,12 @@ impl Estimate {
             _ => 0,
         };
         Some(records.saturating_mul(record))
+    }
+
+    /// Rough size in bytes of the pcap files of this run: a 16-byte record header and the
+    /// packet for every transmission on a link.
+    pub fn pcap_bytes(&self) -> u64 {
+        self.hops.saturating_mul(16).saturating_add(self.wire_bytes)
     }
 }
 
@@ -293,6 +301,7 @@ impl Scenario {
 
         let mut est = Estimate::default();
         let (mut events, mut data_packets, mut acks, mut hops) = (0.0, 0.0, 0.0, 0.0);
+        let mut wire_bytes = 0.0;
         let mut worst_events = 0.0f64;
         for ((f, d), share) in self.flows.iter().zip(&demands).zip(&shares) {
             let load = d.load(share.volume / d.packet_bytes, &f.name);
@@ -311,6 +320,9 @@ impl Scenario {
             data_packets += load.sent;
             acks += load.acked;
             hops += load.carried * d.data.len() as f64 + load.acked * ack_path.len() as f64;
+            let ack_bytes = f.tcp().map_or(0.0, |t| t.receiver.ack_bytes as f64);
+            wire_bytes += load.carried * d.data.len() as f64 * d.packet_bytes
+                + load.acked * ack_path.len() as f64 * ack_bytes;
             if flow_events > worst_events {
                 worst_events = flow_events;
                 let why = format!(
@@ -327,6 +339,7 @@ impl Scenario {
         est.data_packets = sat(data_packets);
         est.acks = sat(acks);
         est.hops = sat(hops);
+        est.wire_bytes = sat(wire_bytes);
 
         let (traffic, flows_bound) = self.in_flight(&places, &demands, &shares, &min_size);
         let (peak, dir_bytes, memory_blame) =

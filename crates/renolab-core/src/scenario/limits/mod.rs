@@ -20,7 +20,7 @@ mod tests;
 
 pub use estimate::Estimate;
 
-use super::{Result, Scenario, ScenarioError};
+use super::{QueueSpec, Result, Scenario, ScenarioError};
 use crate::net::Routes;
 
 /// Default `simulation.max_events`: ten billion, hours of work at the engine's speed.
@@ -102,6 +102,7 @@ pub(in crate::scenario) fn check_counts(
 impl Scenario {
     /// Refuses a scenario whose estimate passes `max_events` or `max_memory`.
     pub(in crate::scenario) fn check_limits(&self, routes: &Routes) -> Result<()> {
+        self.check_byte_limits(routes)?;
         let est = self.estimate_with(routes);
         if let Some((field, why)) = est.segments_blame.clone() {
             return Err(ScenarioError::new(field, why));
@@ -116,7 +117,44 @@ impl Scenario {
                 ),
             ));
         }
-        if est.memory_bytes > self.max_memory {
+        self.check_memory_estimate(
+            &est,
+            self.max_memory,
+            &format!(
+                "simulation.max_memory = {}",
+                human_bytes(self.max_memory as f64)
+            ),
+            "make it smaller or raise simulation.max_memory",
+        )
+    }
+
+    /// Refuses a scenario whose estimated memory passes what this machine has `available`
+    /// (bytes) when it leaves `simulation.max_memory` at its default: the default is the
+    /// smaller of [`DEFAULT_MAX_MEMORY`] and the machine's available memory, which only the
+    /// caller can measure (the core knows no machine).
+    pub fn check_available_memory(&self, available: u64) -> Result<()> {
+        if available >= self.max_memory {
+            return Ok(());
+        }
+        self.check_memory_estimate(
+            &self.estimate(),
+            available,
+            &format!(
+                "the {} this machine has available (simulation.max_memory defaults to the smaller of 8 GiB and that)",
+                human_bytes(available as f64)
+            ),
+            "make it smaller, free memory, or set simulation.max_memory to try anyway",
+        )
+    }
+
+    fn check_memory_estimate(
+        &self,
+        est: &Estimate,
+        limit: u64,
+        what: &str,
+        remedy: &str,
+    ) -> Result<()> {
+        if est.memory_bytes > limit {
             let (field, why) = est.memory_blame.clone().unwrap_or_else(|| {
                 let section = if self.links.is_empty() {
                     "medium"
@@ -128,11 +166,59 @@ impl Scenario {
             return Err(ScenarioError::new(
                 field,
                 format!(
-                    "the run could need about {} of memory ({why}), more than simulation.max_memory = {}; make it smaller or raise simulation.max_memory",
+                    "the run could need about {} of memory ({why}), more than {what}; {remedy}",
                     human_bytes(est.memory_bytes as f64),
-                    human_bytes(self.max_memory as f64)
                 ),
             ));
+        }
+        Ok(())
+    }
+
+    /// Refuses a byte limit smaller than a packet some flow sends through the queue: every
+    /// one of those would be dropped (`limit_bytes = 1` drops all traffic, silently).
+    fn check_byte_limits(&self, routes: &Routes) -> Result<()> {
+        use crate::net::{is_forward, link_of};
+        use crate::scenario::{QueueLimit, Traffic};
+        let places = estimate::Places::new(self);
+        let dirs = (self.links.len() * crate::net::DIRS_PER_LINK) as u32;
+        for f in &self.flows {
+            let (data, ack) = match &f.traffic {
+                Traffic::Tcp(t) => (
+                    u64::from(t.mss) + u64::from(t.sender.header_bytes),
+                    Some(u64::from(t.receiver.ack_bytes)),
+                ),
+                Traffic::Cbr(c) => (u64::from(c.packet_bytes), None),
+            };
+            let paths = [
+                (places.path(routes, f.src, f.dst), Some(data)),
+                (places.path(routes, f.dst, f.src), ack),
+            ];
+            for (path, size) in paths {
+                let Some(size) = size else { continue };
+                for d in path.into_iter().filter(|&d| d < dirs) {
+                    let limit = match &places.get(d).queue {
+                        QueueSpec::DropTail { limit, .. } => *limit,
+                        QueueSpec::CoDel(c) => c.limit,
+                        QueueSpec::FqCoDel(c) => c.limit,
+                        // RED in byte mode lets one packet in whatever its size.
+                        QueueSpec::Red(_) => continue,
+                    };
+                    if let QueueLimit::Bytes(bytes) = limit {
+                        if bytes < size {
+                            let link = link_of(d) as usize;
+                            let side = if is_forward(d) { "" } else { ".reverse" };
+                            return Err(ScenarioError::new(
+                                format!("link[{link}]{side}.queue.limit_bytes"),
+                                format!(
+                                    "{bytes} byte{} cannot hold one {size}-byte packet of flow {:?}, which would all be dropped; allowed: at least {size}",
+                                    if bytes == 1 { "" } else { "s" },
+                                    f.name
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
         }
         Ok(())
     }
