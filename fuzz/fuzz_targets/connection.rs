@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use libfuzzer_sys::arbitrary::{Arbitrary, Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use renolab_core::tcp::sack::SackBlocks;
+use renolab_core::packet::sack::SackBlocks;
 use renolab_core::tcp::sender::SegmentKind;
 use renolab_core::tcp::{TcpReceiver, TcpSender};
 use renolab_core::time::{SimDuration, SimTime};

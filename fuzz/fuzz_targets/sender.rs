@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::arbitrary::{Arbitrary, Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use renolab_core::tcp::sack::SackBlocks;
+use renolab_core::packet::sack::SackBlocks;
 use renolab_core::tcp::sender::SegmentKind;
 use renolab_core::time::SimTime;
 use renolab_fuzz::{check_sender, later, sack_blocks, step, ArbSender, ArbTransfer};

@@ -6,10 +6,10 @@
 //! combinations no scenario in the test suites uses.
 
 use arbitrary::{Arbitrary, Unstructured};
+use renolab_core::packet::sack::SackBlocks;
 use renolab_core::tcp::cc::{Cc, NewReno, Reno, Vegas, VegasConfig};
-use renolab_core::tcp::recovery::{RetransmitGuard, NewRenoConfig, RecoveryKind, TimerReset};
+use renolab_core::tcp::recovery::{NewRenoConfig, RecoveryKind, RetransmitGuard, TimerReset};
 use renolab_core::tcp::rtt::RtoConfig;
-use renolab_core::tcp::sack::SackBlocks;
 use renolab_core::tcp::{
     Dialect, ReceiverConfig, SenderConfig, TcpReceiver, TcpSender, Transfer, Window,
 };
@@ -58,7 +58,7 @@ impl ArbReceiver {
                 ack_every: (self.ack_every as u32).max(1),
                 delack_timeout: SimDuration::from_micros(self.delack_timeout_us as u64),
                 ack_bytes: 40,
-            sack_option_bytes: 0,
+                sack_option_bytes: 0,
                 sack: self.sack,
                 dialect: if self.ns2 { Dialect::Ns2 } else { Dialect::Rfc },
                 ecn: renolab_core::tcp::ecn::EchoMode::Off,
@@ -171,7 +171,6 @@ impl ArbSender {
             },
             handshake: self.handshake,
             dialect: if self.ns2 { Dialect::Ns2 } else { Dialect::Rfc },
-            ecn: renolab_core::tcp::ecn::EchoMode::Off,
             recovery,
             limited_transmit: self.limited_transmit,
             clock_phase: None,

@@ -7,8 +7,8 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use renolab_bench::{controller, sender, VARIANTS};
+use renolab_core::packet::sack::SackBlocks;
 use renolab_core::tcp::cc::{AckSample, CongestionControl};
-use renolab_core::tcp::sack::SackBlocks;
 use renolab_core::time::SimTime;
 
 /// Flight size in steady state (the receiver window caps it).

@@ -6,10 +6,10 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use renolab_core::net::link::TxSeqs;
-use renolab_core::net::packet::{Packet, PacketKind, PacketPool};
 use renolab_core::net::LinkDir;
+use renolab_core::packet::sack::SackBlocks;
+use renolab_core::packet::{Packet, PacketKind, PacketPool};
 use renolab_core::queue::{DropTail, Queue, QueueLimit, Queued};
-use renolab_core::tcp::sack::SackBlocks;
 use renolab_core::time::{SimDuration, SimTime};
 use renolab_core::units::BitsPerSec;
 
@@ -26,7 +26,7 @@ fn data_packet(seq: u32) -> Packet {
         retransmit: false,
         sent_at: SimTime::ZERO,
         sack: SackBlocks::EMPTY,
-        ecn: renolab_core::net::Ecn::NONE,
+        ecn: renolab_core::packet::Ecn::NONE,
     }
 }
 

@@ -5,7 +5,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use renolab_core::net::packet::PacketId;
+use renolab_core::packet::PacketId;
 use renolab_core::queue::{DropTail, Queue, QueueLimit, Queued};
 use renolab_core::time::SimTime;
 

@@ -12,8 +12,9 @@
 //! - [`engine`]: the event scheduler, ordered by `(time, insertion order)`, holding
 //!   O(links + media + flows) entries thanks to one pending event per link direction and
 //!   per medium, and lazily cancelled endpoint timers.
-//! - [`net`]: packets (small `Copy` structs in a recycled slab), link directions (queue,
-//!   transmitter, propagation pipe), shared 802.11 media ([`net::wifi`]: the DCF as a
+//! - [`packet`]: packets (small `Copy` structs in a recycled slab) with their ECN bits and
+//!   SACK blocks, and the header sizes they count.
+//! - [`net`]: link directions (queue, transmitter, propagation pipe), shared 802.11 media ([`net::wifi`]: the DCF as a
 //!   sans-IO state machine per medium, PHY timing per standard), static shortest-path
 //!   routing and header sizes.
 //! - [`queue`] and [`loss`]: what a link does to packets: queue disciplines, loss models.
@@ -36,6 +37,7 @@ pub mod app;
 pub mod engine;
 pub mod loss;
 pub mod net;
+pub mod packet;
 pub mod queue;
 pub mod rng;
 pub mod scenario;

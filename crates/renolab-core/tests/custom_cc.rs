@@ -72,7 +72,7 @@ impl ControllerFactory for RenoFactory {
         self.seen.push((
             init.flow,
             init.flow_name.to_string(),
-            init.spec.reference.clone(),
+            init.reference.to_string(),
             init.initial_window,
             init.mss,
             init.profile,
@@ -305,7 +305,6 @@ struct AimdFactory;
 impl ControllerFactory for AimdFactory {
     fn build(&mut self, init: &CustomInit<'_>) -> Box<dyn CongestionControl + Send> {
         let gain = init
-            .spec
             .args
             .get("gain")
             .and_then(|g| g.as_f64())

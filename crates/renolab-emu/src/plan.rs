@@ -10,7 +10,7 @@
 //! They reach it only through [`safe_name`]: 1 to [`MAX_NAME`] ASCII letters, digits, `_` or
 //! `-`, starting with a letter or digit, behind a fixed prefix. No shell ever sees them.
 
-use renolab_core::net::headers::TCP_IP_HEADER_BYTES;
+use renolab_core::packet::headers::TCP_IP_HEADER_BYTES;
 use renolab_core::scenario::{Start, Traffic, PROFILES, VARIANTS};
 use renolab_core::time::{SimDuration, SimTime};
 use renolab_core::trace::pcap::node_ip;

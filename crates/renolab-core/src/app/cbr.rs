@@ -1,16 +1,28 @@
 //! Constant bit rate over UDP (ns-2's `Application/Traffic/CBR` on `Agent/UDP`): packets of a
 //! fixed size at a fixed rate, optionally with random gaps, and no feedback.
 
-use crate::net::{Ecn, Packet, PacketKind};
+use crate::packet::sack::SackBlocks;
+use crate::packet::{Ecn, Packet, PacketKind};
 use crate::rng::RngStream;
-use crate::scenario::CbrSpec;
-use crate::tcp::sack::SackBlocks;
 use crate::time::SimTime;
+use crate::units::BitsPerSec;
+
+/// A constant-bit-rate source over UDP.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CbrConfig {
+    /// Sending rate (of whole packets on the wire).
+    pub rate: BitsPerSec,
+    /// Packet size on the wire, bytes.
+    pub packet_bytes: u32,
+    /// Random variation of each gap: the gap is interval x (1 + jitter x U(-1/2, 1/2))
+    /// (ns-2's `random_ 1` is jitter 1).
+    pub jitter: f64,
+}
 
 /// The sending side: when the next packet is due.
 #[derive(Clone, Debug)]
 pub struct CbrSource {
-    spec: CbrSpec,
+    config: CbrConfig,
     rng: RngStream,
     start: SimTime,
     stop: Option<SimTime>,
@@ -21,9 +33,9 @@ pub struct CbrSource {
 
 impl CbrSource {
     /// A source that will send from `start` until `stop`, drawing jitter from `rng`.
-    pub fn new(spec: CbrSpec, rng: RngStream) -> Self {
+    pub fn new(config: CbrConfig, rng: RngStream) -> Self {
         CbrSource {
-            spec,
+            config,
             rng,
             start: SimTime::ZERO,
             stop: None,
@@ -51,7 +63,7 @@ impl CbrSource {
 
     /// Packet size on the wire.
     pub fn packet_bytes(&self) -> u32 {
-        self.spec.packet_bytes
+        self.config.packet_bytes
     }
 
     /// Packets sent.
@@ -69,15 +81,16 @@ impl CbrSource {
         }
         let seq = self.sent as u32;
         self.sent += 1;
-        let bits = self.spec.packet_bytes as u128 * 8;
-        let next = if self.spec.jitter == 0.0 {
+        let bits = self.config.packet_bytes as u128 * 8;
+        let next = if self.config.jitter == 0.0 {
             SimTime(
                 self.start.0
-                    + (self.sent as u128 * bits * 1_000_000_000 / self.spec.rate.0 as u128) as u64,
+                    + (self.sent as u128 * bits * 1_000_000_000 / self.config.rate.0 as u128)
+                        as u64,
             )
         } else {
-            let interval = (bits * 1_000_000_000 / self.spec.rate.0 as u128) as f64;
-            let gap = interval * (1.0 + self.spec.jitter * (self.rng.next_f64() - 0.5));
+            let interval = (bits * 1_000_000_000 / self.config.rate.0 as u128) as f64;
+            let gap = interval * (1.0 + self.config.jitter * (self.rng.next_f64() - 0.5));
             SimTime(now.0 + gap.max(0.0) as u64)
         };
         self.next = match self.stop {
@@ -95,7 +108,7 @@ impl CbrSource {
             flow,
             kind: PacketKind::Datagram,
             seq,
-            size: self.spec.packet_bytes,
+            size: self.config.packet_bytes,
             dst,
             retransmit: false,
             sent_at: now,
@@ -129,7 +142,7 @@ mod tests {
 
     #[test]
     fn packets_leave_at_exact_multiples_of_the_interval() {
-        let spec = CbrSpec {
+        let spec = CbrConfig {
             rate: BitsPerSec(3_000_000),
             packet_bytes: 1000,
             jitter: 0.0,
@@ -148,7 +161,7 @@ mod tests {
 
     #[test]
     fn jitter_varies_the_gaps_around_the_interval() {
-        let spec = CbrSpec {
+        let spec = CbrConfig {
             rate: BitsPerSec(8_000_000),
             packet_bytes: 1000,
             jitter: 1.0,

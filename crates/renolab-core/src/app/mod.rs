@@ -3,4 +3,4 @@
 
 pub mod cbr;
 
-pub use cbr::{CbrSink, CbrSource};
+pub use cbr::{CbrConfig, CbrSink, CbrSource};

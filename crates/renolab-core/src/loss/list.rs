@@ -1,6 +1,6 @@
 //! Deterministic drops, for tests and scripted scenarios ("drop exactly these packets").
 
-use crate::net::packet::{Packet, PacketKind};
+use crate::packet::{Packet, PacketKind};
 
 /// Drops chosen data segments of one flow, or chosen packets by their index on the link.
 ///
@@ -73,8 +73,8 @@ mod tests {
             dst: 0,
             retransmit: false,
             sent_at: SimTime::ZERO,
-            sack: crate::tcp::sack::SackBlocks::EMPTY,
-            ecn: crate::net::Ecn::NONE,
+            sack: crate::packet::sack::SackBlocks::EMPTY,
+            ecn: crate::packet::Ecn::NONE,
         }
     }
 

@@ -26,9 +26,7 @@ pub use list::DropList;
 pub use periodic::Periodic;
 pub use uniform::Uniform;
 
-use crate::net::packet::{Packet, PacketKind};
-use crate::rng::RngStream;
-use crate::scenario::{LossKind, LossSpec};
+use crate::packet::{Packet, PacketKind};
 
 /// Why a loss model dropped a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,24 +125,6 @@ impl Loss {
         Loss { model, applies_to }
     }
 
-    /// The loss model `spec` describes, drawing from `rng` (the component's own stream).
-    pub fn from_spec(spec: &LossSpec, rng: RngStream) -> Self {
-        let model = match &spec.kind {
-            LossKind::Drop {
-                flow,
-                segments,
-                packets,
-            } => LossModel::List(DropList::new(*flow, segments, packets)),
-            LossKind::Uniform { p } => LossModel::Uniform(Uniform::new(*p, rng)),
-            LossKind::Ber { ber } => LossModel::Ber(Ber::new(*ber, rng)),
-            LossKind::GilbertElliott(c) => LossModel::GilbertElliott(GilbertElliott::new(*c, rng)),
-            LossKind::Periodic { every, offset } => {
-                LossModel::Periodic(Periodic::new(*every, *offset))
-            }
-        };
-        Loss::new(model, spec.applies_to)
-    }
-
     /// The model.
     pub fn model(&self) -> &LossModel {
         &self.model
@@ -190,6 +170,7 @@ impl From<LossModel> for Loss {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::RngStream;
     use crate::time::SimTime;
 
     fn packet(kind: PacketKind) -> Packet {
@@ -201,8 +182,8 @@ mod tests {
             dst: 1,
             retransmit: false,
             sent_at: SimTime::ZERO,
-            sack: crate::tcp::sack::SackBlocks::EMPTY,
-            ecn: crate::net::Ecn::NONE,
+            sack: crate::packet::sack::SackBlocks::EMPTY,
+            ecn: crate::packet::Ecn::NONE,
         }
     }
 

@@ -7,12 +7,10 @@
 //! reorder packets, arrivals keep the order of transmissions, so the pipe is a FIFO and the
 //! direction needs at most one pending arrival event and one pending transmission-end event.
 
-use super::packet::PacketId;
 use super::pipe::{InFlight, Pipe};
 use crate::loss::{ExtraLatency, Loss, LossCause};
-use crate::queue::{CoDel, DropTail, FqCoDel, Queue, QueueDrop, Red};
-use crate::rng::RngStream;
-use crate::scenario::{DirSpec, QueueSpec, Scenario};
+use crate::packet::PacketId;
+use crate::queue::{Queue, QueueDrop};
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
 
@@ -168,64 +166,6 @@ impl LinkDir {
         }
     }
 
-    /// Every link direction of `scenario`: direction 2k is link k forward (named as the
-    /// link), 2k + 1 its reverse (`<name>/rev`). The simulator and the emulator build their
-    /// links here, so both draw the same losses.
-    pub fn all_of(scenario: &Scenario) -> Vec<LinkDir> {
-        let mut dirs = Vec::with_capacity(scenario.links.len() * super::DIRS_PER_LINK);
-        for link in &scenario.links {
-            let (forward, reverse) = (link.name.clone(), format!("{}/rev", link.name));
-            dirs.push(LinkDir::from_spec(
-                scenario.seed,
-                forward,
-                link.from,
-                link.to,
-                &link.forward,
-            ));
-            dirs.push(LinkDir::from_spec(
-                scenario.seed,
-                reverse,
-                link.to,
-                link.from,
-                &link.reverse,
-            ));
-        }
-        dirs
-    }
-
-    /// The direction `spec` describes, named `name`, from node `from` to node `to`: its queue
-    /// discipline and loss models built, each random one with its own stream derived from
-    /// `seed` and the direction's name (`link/<name>/queue`, `link/<name>/loss/<i>`,
-    /// `link/<name>/latency`), so that every engine that builds the same scenario draws the
-    /// same losses.
-    pub fn from_spec(seed: u64, name: String, from: u32, to: u32, spec: &DirSpec) -> Self {
-        let stream = |what: &str| RngStream::derive(seed, &format!("link/{name}/{what}"));
-        let queue = match spec.queue {
-            QueueSpec::DropTail {
-                limit,
-                counts_transmitting,
-                ecn_threshold,
-            } => Queue::DropTail(
-                DropTail::new(limit, counts_transmitting).with_ecn_threshold(ecn_threshold),
-            ),
-            QueueSpec::Red(config) => Queue::Red(Red::new(config, stream("queue"))),
-            QueueSpec::CoDel(config) => Queue::CoDel(CoDel::new(config)),
-            QueueSpec::FqCoDel(config) => Queue::FqCoDel(FqCoDel::new(config, stream("queue"))),
-        };
-        let losses = spec
-            .losses
-            .iter()
-            .enumerate()
-            .map(|(i, l)| Loss::from_spec(l, stream(&format!("loss/{i}"))))
-            .collect();
-        let latency = spec
-            .latency
-            .map(|l| ExtraLatency::new(l.dist, l.reorder, stream("latency")));
-        LinkDir::new(
-            name, from, to, spec.rate, spec.delay, queue, losses, latency,
-        )
-    }
-
     /// True when the transmitter can start a packet at `now`.
     #[inline]
     pub fn idle_at(&self, now: SimTime) -> bool {
@@ -279,68 +219,5 @@ impl LinkDir {
             self.pipe.push_back(flight(arrival));
             (self.pipe.len() == 1).then_some((arrival, seqs.arrival))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::loss::AppliesTo;
-    use crate::net::{Ecn, Packet, PacketKind};
-    use crate::queue::QueueLimit;
-    use crate::scenario::{LossKind, LossSpec};
-    use crate::tcp::sack::SackBlocks;
-
-    fn lossy(p: f64) -> DirSpec {
-        DirSpec {
-            rate: BitsPerSec(10_000_000),
-            delay: SimDuration::from_millis(5),
-            queue: QueueSpec::DropTail {
-                limit: QueueLimit::Packets(10),
-                counts_transmitting: false,
-                ecn_threshold: None,
-            },
-            losses: vec![LossSpec {
-                kind: LossKind::Uniform { p },
-                applies_to: AppliesTo::All,
-            }],
-            latency: None,
-        }
-    }
-
-    fn fates(dir: &mut LinkDir) -> Vec<bool> {
-        let packet = Packet {
-            flow: 0,
-            kind: PacketKind::Data,
-            seq: 0,
-            size: 1500,
-            dst: 1,
-            retransmit: false,
-            sent_at: SimTime::ZERO,
-            sack: SackBlocks::EMPTY,
-            ecn: Ecn::NONE,
-        };
-        (0..64)
-            .map(|_| dir.losses[0].judge(&packet).is_some())
-            .collect()
-    }
-
-    #[test]
-    fn directions_built_from_one_spec_and_seed_draw_the_same_losses() {
-        let spec = lossy(0.5);
-        let mut a = LinkDir::from_spec(7, "l".into(), 0, 1, &spec);
-        let mut b = LinkDir::from_spec(7, "l".into(), 0, 1, &spec);
-        let mut other = LinkDir::from_spec(7, "l/rev".into(), 1, 0, &spec);
-        let drawn = fates(&mut a);
-        assert_eq!(drawn, fates(&mut b));
-        assert_ne!(
-            drawn,
-            fates(&mut other),
-            "each direction has its own stream"
-        );
-        assert_eq!(
-            (a.rate, a.delay, a.from, a.to),
-            (spec.rate, spec.delay, 0, 1)
-        );
     }
 }

@@ -2,13 +2,10 @@
 //! queue and loss models, or by shared wireless media ([`wifi`]), and static shortest-path
 //! routes between every pair of nodes.
 
-pub mod headers;
 pub mod link;
-pub mod packet;
 pub mod pipe;
 pub mod routing;
 pub mod wifi;
 
 pub use link::{is_forward, link_of, LinkDir, LinkStats, DIRS_PER_LINK};
-pub use packet::{Ecn, Packet, PacketId, PacketKind, PacketPool};
 pub use routing::{Hop, MediumHop, Routes};

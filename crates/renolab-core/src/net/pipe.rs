@@ -5,7 +5,7 @@
 //! one entry and pops one, and masking an index is cheaper than `VecDeque`'s wrap-around
 //! arithmetic and out-of-line growth check (−3 % instructions on the reference run).
 
-use super::packet::PacketId;
+use crate::packet::PacketId;
 use crate::time::SimTime;
 
 /// A packet on the wire or propagating.

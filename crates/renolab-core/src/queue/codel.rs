@@ -18,7 +18,7 @@
 
 use super::fifo::Fifo;
 use super::{Admit, Dequeued, QueueDrop, QueueLimit, Queued};
-use crate::net::packet::PacketId;
+use crate::packet::PacketId;
 use crate::time::{SimDuration, SimTime};
 
 /// Parameters of a CoDel queue (defaults: RFC 8289 §4.3 target and interval, Linux

@@ -16,7 +16,7 @@
 
 use super::fifo::Fifo;
 use super::{Admit, QueueDrop, Queued};
-use crate::net::packet::PacketId;
+use crate::packet::PacketId;
 use crate::time::SimTime;
 
 /// The capacity of a queue.

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use super::Queued;
-use crate::net::packet::PacketId;
+use crate::packet::PacketId;
 
 /// Waiting packets, head first, with their total size.
 #[derive(Debug, Clone, Default)]

@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 
 use super::codel::{CodelParams, CodelVars};
 use super::{Admit, Dequeued, QueueDrop, QueueLimit, Queued};
-use crate::net::packet::PacketId;
+use crate::packet::PacketId;
 use crate::rng::RngStream;
 use crate::time::{SimDuration, SimTime};
 

@@ -35,7 +35,7 @@ pub use fifo::Fifo;
 pub use fq_codel::{FqCoDel, FqCoDelConfig};
 pub use red::{QWeight, Red, RedConfig};
 
-use crate::net::packet::PacketId;
+use crate::packet::PacketId;
 use crate::time::SimTime;
 
 /// What a queue stores for each waiting packet (a copy of the few fields it needs, so that

@@ -34,6 +34,7 @@ pub use profile::{Profile, PROFILES};
 
 use serde_json::{json, Value};
 
+use crate::app::CbrConfig;
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
 use crate::queue::{CoDelConfig, FqCoDelConfig, QueueLimit, RedConfig};
 use crate::tcp::cc::{BbrConfig, CubicConfig, VegasConfig};
@@ -238,20 +239,8 @@ pub struct TcpSpec {
     pub profile: &'static str,
 }
 
-/// A constant-bit-rate source over UDP.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CbrSpec {
-    /// Sending rate (of whole packets on the wire).
-    pub rate: BitsPerSec,
-    /// Packet size on the wire, bytes.
-    pub packet_bytes: u32,
-    /// Random variation of each gap: the gap is interval x (1 + jitter x U(-1/2, 1/2))
-    /// (ns-2's `random_ 1` is jitter 1).
-    pub jitter: f64,
-}
-
 /// What a flow carries.
-// A TcpSpec is large next to a CbrSpec; a scenario holds one per flow, built once, so boxing
+// A TcpSpec is large next to a CbrConfig; a scenario holds one per flow, built once, so boxing
 // would only add a pointer chase for every reader.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
@@ -259,7 +248,7 @@ pub enum Traffic {
     /// A TCP connection with a bulk-transfer application.
     Tcp(TcpSpec),
     /// UDP packets at a constant rate.
-    Cbr(CbrSpec),
+    Cbr(CbrConfig),
 }
 
 /// A flow: endpoints, timing and traffic.

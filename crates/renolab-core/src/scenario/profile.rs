@@ -14,7 +14,7 @@ use crate::time::SimDuration;
 /// Names of the profiles.
 pub const PROFILES: &[&str] = &["rfc", "ns2", "opnet", "linux"];
 
-use crate::net::headers::TCP_IP_HEADER_BYTES;
+use crate::packet::headers::TCP_IP_HEADER_BYTES;
 
 /// IPv4 and TCP headers with the timestamp option (RFC 7323: 10 bytes, padded to 12), as Linux sends
 /// every segment.

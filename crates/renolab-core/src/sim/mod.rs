@@ -22,6 +22,7 @@ mod results;
 mod run;
 
 pub use audit::InvariantViolation;
+pub use build::link_dirs;
 pub use network::{Driver, FlowCounters, Network};
 pub use results::{
     CcSeries, CwndSeries, FlowResult, LinkResult, RunOutput, RunSummary, SeqSeries, StationResult,

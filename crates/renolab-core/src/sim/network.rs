@@ -38,7 +38,8 @@ mod wifi;
 use crate::engine::{Event, Scheduler};
 use crate::net::link::TxSeqs;
 use crate::net::pipe::InFlight;
-use crate::net::{LinkDir, Packet, PacketId, PacketKind, PacketPool, Routes};
+use crate::net::{LinkDir, Routes};
+use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
 use crate::queue::{Admit, Dequeued, QueueDrop, Queued};
 use crate::scenario::Scenario;
 use crate::time::SimTime;
@@ -72,9 +73,9 @@ pub struct FlowCounters {
 ///
 /// ```
 /// use renolab_core::engine::{Event, Scheduler};
-/// use renolab_core::net::{Ecn, Packet, PacketId, PacketKind};
+/// use renolab_core::packet::{Ecn, Packet, PacketId, PacketKind};
 /// use renolab_core::sim::{Driver, Network};
-/// use renolab_core::tcp::sack::SackBlocks;
+/// use renolab_core::packet::sack::SackBlocks;
 /// use renolab_core::time::SimTime;
 /// use renolab_core::trace::NoTrace;
 /// use renolab_core::Scenario;
@@ -168,7 +169,7 @@ impl Network {
     /// The links of `scenario` (direction 2k is link k forward, 2k + 1 its reverse), idle
     /// and empty, with counters for its flows.
     pub fn from_scenario(scenario: &Scenario) -> Self {
-        let dirs = LinkDir::all_of(scenario);
+        let dirs = super::build::link_dirs(scenario);
         let mut network = Network::new(dirs, scenario.nodes.len(), scenario.flows.len());
         if !scenario.media.is_empty() {
             network.media = wifi::Media::from_scenario(scenario);
@@ -510,8 +511,8 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Ecn;
-    use crate::tcp::sack::SackBlocks;
+    use crate::packet::sack::SackBlocks;
+    use crate::packet::Ecn;
     use crate::trace::NoTrace;
 
     /// A driver with no endpoints: it runs the link events of its scheduler and keeps what

@@ -106,7 +106,7 @@ fn check_trace_sizes(scenario: &Scenario, traces: &TraceRequest) -> Result<(), R
 }
 
 fn pcap_set(scenario: &Scenario, dir: &std::path::Path) -> Result<PcapSet, String> {
-    use crate::net::headers::UDP_IP_HEADER_BYTES;
+    use crate::packet::headers::UDP_IP_HEADER_BYTES;
     use crate::scenario::Traffic;
     use crate::trace::pcap::{flow_source, node_ip, TCP_SERVER_PORT, UDP_SINK_PORT};
     let flows = scenario

@@ -14,7 +14,7 @@
 //! (`options.ecn`), so the negotiation itself is not simulated.
 
 use super::config::Dialect;
-use crate::net::Ecn;
+use crate::packet::Ecn;
 
 /// How a receiver echoes Congestion Experienced.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

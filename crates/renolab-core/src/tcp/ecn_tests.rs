@@ -7,7 +7,7 @@ use super::ecn::EchoMode;
 use super::receiver::{AckOut, TcpReceiver};
 use super::sender::TcpSender;
 use super::window::Window;
-use crate::net::Ecn;
+use crate::packet::Ecn;
 use crate::time::{SimDuration, SimTime};
 
 const TRANSFER: Transfer = Transfer {

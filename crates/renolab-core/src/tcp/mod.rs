@@ -9,7 +9,6 @@ pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
-pub mod sack;
 pub mod scoreboard;
 pub mod segments;
 pub mod sender;

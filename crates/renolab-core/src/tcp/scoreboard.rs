@@ -1,8 +1,8 @@
 //! The SACK scoreboard (RFC 6675 §2-4): which outstanding segments the receiver has
 //! reported, which the sender has retransmitted, and the derived `IsLost` and `pipe`.
 
-use super::sack::SackBlocks;
 use super::seqset::SeqSet;
+use crate::packet::sack::SackBlocks;
 
 /// SACK state of the segments in `[snd_una, snd_max)`.
 #[derive(Clone, Debug, Default)]

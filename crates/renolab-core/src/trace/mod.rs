@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::loss::LossCause;
 use crate::net::wifi::AirFrame;
-use crate::net::{Packet, PacketKind};
+use crate::packet::{Packet, PacketKind};
 use crate::queue::QueueDrop;
 use crate::tcp::cc::CcState;
 use crate::tcp::Window;

@@ -22,11 +22,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use renolab_core::app::{CbrSink, CbrSource};
 use renolab_core::engine::{Event, Scheduler};
-use renolab_core::net::{LinkDir, Packet, PacketId, PacketKind};
+use renolab_core::packet::sack::SackBlocks;
+use renolab_core::packet::{Packet, PacketId, PacketKind};
 use renolab_core::rng::RngStream;
 use renolab_core::scenario::Traffic;
 use renolab_core::sim::{self, Network};
-use renolab_core::tcp::sack::SackBlocks;
 use renolab_core::time::SimTime;
 use renolab_core::trace::pcap::node_ip;
 use renolab_core::trace::{PcapSet, Recorder, SeqEvent, Tracer};
@@ -187,7 +187,11 @@ impl Driver {
         let sc = &plan.scenario;
         // One more flow than the scenario's: stray packets are counted as the last
         // (a plan has no media: links are all there is).
-        let network = Network::new(LinkDir::all_of(sc), sc.nodes.len(), sc.flows.len() + 1);
+        let network = Network::new(
+            renolab_core::sim::link_dirs(sc),
+            sc.nodes.len(),
+            sc.flows.len() + 1,
+        );
         let mut tun_of_node = vec![None; sc.nodes.len()];
         let mut host_fds = Vec::new();
         for (h, &fd) in plan.hosts.iter().zip(tuns) {
@@ -407,7 +411,7 @@ impl Driver {
             retransmit,
             sent_at: now,
             sack: SackBlocks::EMPTY,
-            ecn: renolab_core::net::Ecn::NONE,
+            ecn: renolab_core::packet::Ecn::NONE,
         };
         if kind == PacketKind::Data {
             let track = &mut self.flows[flow as usize];

@@ -541,7 +541,7 @@ impl<'py> PyFactory<'py> {
         let loads = py
             .import(intern!(py, "json"))?
             .getattr(intern!(py, "loads"))?;
-        for (key, value) in &init.spec.args {
+        for (key, value) in init.args {
             kwargs.set_item(key, loads.call1((value.to_string(),))?)?;
         }
         let object = match class.call((), Some(&kwargs)) {

@@ -50,7 +50,7 @@ pub use station::StationStats;
 
 use crate::engine::TimerSlot;
 use crate::loss::Loss;
-use crate::net::{Packet, PacketId, PacketPool};
+use crate::packet::{Packet, PacketId, PacketPool};
 use crate::queue::QueueLimit;
 use crate::rng::RngStream;
 use crate::time::{SimDuration, SimTime};

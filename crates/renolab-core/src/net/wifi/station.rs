@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::loss::Loss;
-use crate::net::{Packet, PacketId};
+use crate::packet::{Packet, PacketId};
 use crate::queue::QueueLimit;
 use crate::rng::RngStream;
 use crate::time::{SimDuration, SimTime};

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::loss::{GilbertElliott, GilbertElliottConfig, LossModel, Uniform};
-use crate::net::{Ecn, PacketKind};
-use crate::tcp::sack::SackBlocks;
+use crate::packet::sack::SackBlocks;
+use crate::packet::{Ecn, PacketKind};
 
 const SEED: u64 = 7;
 

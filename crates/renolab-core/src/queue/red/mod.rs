@@ -41,7 +41,7 @@ use config::Derived;
 
 use super::fifo::Fifo;
 use super::{Admit, QueueDrop, Queued};
-use crate::net::packet::PacketId;
+use crate::packet::PacketId;
 use crate::rng::RngStream;
 use crate::time::SimTime;
 

@@ -12,10 +12,10 @@ use serde_json::Value;
 use super::profile::{self, Profile, PROFILES};
 use super::reader::Table;
 use super::{
-    fmt_duration, CbrSpec, CustomCcSpec, FlowSpec, Names, Result, ScenarioError, Start, TcpSpec,
-    Traffic, Variant,
+    fmt_duration, CustomCcSpec, FlowSpec, Names, Result, ScenarioError, Start, TcpSpec, Traffic,
+    Variant,
 };
-use crate::net::headers::TCP_IP_HEADER_BYTES;
+use crate::packet::headers::TCP_IP_HEADER_BYTES;
 use crate::tcp::ecn::EchoMode;
 use crate::tcp::recovery::RecoveryKind;
 use crate::tcp::rtt::RtoConfig;
@@ -117,7 +117,7 @@ pub(super) fn parse_flow(
                     ))
                 }
             };
-            Traffic::Cbr(CbrSpec {
+            Traffic::Cbr(crate::app::CbrConfig {
                 rate,
                 packet_bytes: t
                     .int("packet_bytes", 1, 65_535)?

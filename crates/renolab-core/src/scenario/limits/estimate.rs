@@ -8,7 +8,8 @@ use super::flow_load::FlowDemand;
 use super::human_secs;
 use super::share;
 use crate::loss::LatencyDist;
-use crate::net::{is_forward, link_of, Hop, Packet, Routes, DIRS_PER_LINK};
+use crate::net::{is_forward, link_of, Hop, Routes, DIRS_PER_LINK};
+use crate::packet::Packet;
 use crate::queue::QueueLimit;
 use crate::scenario::{
     fmt_duration, fmt_rate, DirSpec, LinkSpec, MediumSpec, QueueSpec, Scenario, StationSpec,

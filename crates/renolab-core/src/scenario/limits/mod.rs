@@ -43,6 +43,10 @@ const _: () = assert!(MAX_FLOWS <= crate::engine::MAX_EVENT_INDEX as usize);
 const _: () =
     assert!(crate::net::DIRS_PER_LINK * MAX_LINKS <= crate::engine::MAX_EVENT_INDEX as usize);
 const _: () = assert!(MAX_MEDIA <= crate::engine::MAX_EVENT_INDEX as usize);
+// The pcap writer's node addresses leave the second octet 0, and the flows' address groups
+// fit in it (`trace::pcap::flow_source`).
+const _: () = assert!(MAX_NODES < 1 << 16);
+const _: () = assert!((MAX_FLOWS as u64) / (crate::trace::pcap::PORTS_PER_ADDRESS as u64) < 1 << 8);
 
 /// Bytes in binary units (`"8.0 GiB"`).
 fn human_bytes(b: f64) -> String {

@@ -313,3 +313,19 @@ fn runaway_scenarios_are_still_refused_naming_the_field_and_the_way_out() {
     );
     assert!(e.ends_with(raise), "{e}");
 }
+
+#[test]
+fn every_flow_of_the_largest_scenario_has_its_own_pcap_source() {
+    use crate::trace::pcap::{flow_source, node_ip};
+    // All flows from the last node, the case where only the address and port tell them
+    // apart.
+    let last_node = super::MAX_NODES as u32 - 1;
+    let sources: std::collections::HashSet<([u8; 4], u16)> = (0..super::MAX_FLOWS)
+        .map(|i| flow_source(i, last_node))
+        .collect();
+    assert_eq!(sources.len(), super::MAX_FLOWS);
+    // And none is another node's address.
+    assert!(sources
+        .iter()
+        .all(|(ip, _)| ip[1] > 0 || *ip == node_ip(last_node)));
+}

@@ -9,11 +9,12 @@
 
 use super::{Driver, Network};
 use crate::engine::Event;
-use crate::loss::Loss;
 use crate::net::wifi::{AirTrace, Medium, Outcome, StationSetup};
-use crate::net::{PacketId, DIRS_PER_LINK};
+use crate::net::DIRS_PER_LINK;
+use crate::packet::PacketId;
 use crate::rng::RngStream;
 use crate::scenario::Scenario;
+use crate::sim::build;
 use crate::time::SimTime;
 use crate::trace::{DropCause, HopEvent, Tracer};
 
@@ -60,7 +61,7 @@ impl Media {
                             .losses
                             .iter()
                             .enumerate()
-                            .map(|(i, l)| Loss::from_spec(l, stream(&format!("loss/{i}"))))
+                            .map(|(i, l)| build::loss(l, stream(&format!("loss/{i}"))))
                             .collect(),
                         rng: stream("backoff"),
                     }

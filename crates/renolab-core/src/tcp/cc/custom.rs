@@ -1,9 +1,8 @@
 //! Controllers the crate does not define: a Python class through the binding crate
 //! (`variant = "python:module:Class"`), or any type an embedder writes.
 //!
-//! A scenario names such a controller ([`crate::scenario::CustomCcSpec`]); the code that runs
-//! the scenario supplies a [`ControllerFactory`] ([`crate::sim::run_with`]) that builds one
-//! per flow. The controller is one more arm of the closed enum [`super::Cc`], holding a
+//! A scenario names such a controller; the code that runs the scenario supplies a
+//! [`ControllerFactory`] (the simulation's `run_with`) that builds one per flow. The controller is one more arm of the closed enum [`super::Cc`], holding a
 //! boxed trait object: the built-in variants keep their inline, statically dispatched arms,
 //! and only a custom controller pays for the indirect calls.
 //!
@@ -15,7 +14,6 @@
 //! holds nothing outside itself.
 
 use super::{AckSample, Congestion, CongestionControl};
-use crate::scenario::CustomCcSpec;
 use crate::tcp::config::Dialect;
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
@@ -28,8 +26,10 @@ pub struct CustomInit<'a> {
     pub flow: u32,
     /// The flow's name.
     pub flow_name: &'a str,
-    /// The controller the scenario names, with its arguments.
-    pub spec: &'a CustomCcSpec,
+    /// The controller as the scenario names it (`"python:<module or file.py>:<Class>"`).
+    pub reference: &'a str,
+    /// Its arguments (the flow's options that are not the sender's), as JSON values.
+    pub args: &'a serde_json::Map<String, serde_json::Value>,
     /// Initial window, segments (the flow's `initial_window`).
     pub initial_window: u32,
     /// Initial slow-start threshold, segments.
@@ -55,15 +55,15 @@ pub trait ControllerFactory {
 
 /// The factory of a run without custom controllers: asked for one, it panics (the engine's
 /// entry points refuse such a scenario before they build anything, see
-/// [`crate::sim::run`]).
+/// the simulation's `run`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoCustomControllers;
 
 impl ControllerFactory for NoCustomControllers {
     fn build(&mut self, init: &CustomInit<'_>) -> Box<dyn CongestionControl + Send> {
         panic!(
-            "flow {}: variant {:?} needs a controller factory (crate::sim::run_with)",
-            init.flow_name, init.spec.reference
+            "flow {}: variant {:?} needs a controller factory (the simulation's run_with)",
+            init.flow_name, init.reference
         )
     }
 }

@@ -14,9 +14,9 @@ pub use linux::{AckNow, LinuxAcks};
 
 use super::config::{Dialect, ReceiverConfig, Transfer};
 use super::ecn::{EchoMode, EcnEcho};
-use super::sack::{SackBlocks, MAX_SACK_BLOCKS};
 use super::seqset::SeqSet;
-use crate::net::Ecn;
+use crate::packet::sack::{SackBlocks, MAX_SACK_BLOCKS};
+use crate::packet::Ecn;
 use crate::time::SimTime;
 
 /// An ACK the receiver sends.

@@ -3,10 +3,10 @@
 //! controller and the loss recovery.
 
 use super::{Phase, TcpSender};
+use crate::packet::sack::SackBlocks;
 use crate::tcp::cc::{AckSample, Congestion, CongestionControl};
 use crate::tcp::config::Dialect;
 use crate::tcp::recovery::RetransmitGuard;
-use crate::tcp::sack::SackBlocks;
 use crate::tcp::window::Window;
 use crate::time::SimTime;
 

@@ -52,7 +52,7 @@ pub struct Transmit {
     /// True when the segment was sent before.
     pub retransmit: bool,
     /// The IP ECN field and TCP CWR flag it carries.
-    pub ecn: crate::net::Ecn,
+    pub ecn: crate::packet::Ecn,
 }
 
 /// Counters of a sender.

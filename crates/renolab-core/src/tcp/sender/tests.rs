@@ -2,9 +2,9 @@
 //! each event, exactly.
 
 use super::*;
+use crate::packet::sack::SackBlocks;
 use crate::tcp::cc::{NewReno, Reno, Vegas, VegasConfig};
 use crate::tcp::recovery::{NewRenoConfig, RecoveryKind, TimerReset};
-use crate::tcp::sack::SackBlocks;
 use crate::time::SimDuration;
 
 fn config(recovery: RecoveryKind) -> SenderConfig {

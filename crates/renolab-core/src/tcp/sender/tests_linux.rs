@@ -3,10 +3,10 @@
 //! RACK-TLP, as Linux runs them).
 
 use super::*;
+use crate::packet::sack::SackBlocks;
 use crate::tcp::cc::{Growth, Reno};
 use crate::tcp::recovery::RecoveryKind;
 use crate::tcp::rtt::RtoConfig;
-use crate::tcp::sack::SackBlocks;
 
 fn linux_sender(iw: u32, segments: u64) -> TcpSender {
     let config = SenderConfig {

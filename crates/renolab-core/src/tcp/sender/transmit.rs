@@ -104,7 +104,7 @@ impl TcpSender {
             seq: 0,
             payload: 0,
             retransmit,
-            ecn: crate::net::Ecn::NONE,
+            ecn: crate::packet::Ecn::NONE,
         }
     }
 

@@ -27,11 +27,11 @@
 
 use super::prr::Prr;
 use super::rack::{probe_timeout, sent_after, Rack, Tlp, TLP_MIN_EXTRA};
+use crate::packet::sack::SackBlocks;
 use crate::tcp::cc::{AckSample, Cc, Congestion, CongestionControl, ConnState};
 use crate::tcp::minmax::{Keep, MinMax};
 use crate::tcp::rate::RateEstimator;
 use crate::tcp::rtt::RttEstimator;
-use crate::tcp::sack::SackBlocks;
 use crate::tcp::segments::Segments;
 use crate::tcp::sender::{Phase, SenderState};
 use crate::tcp::window::Window;

@@ -1,6 +1,10 @@
-//! Building the flows of a scenario: specs in, engine components out. Each random component
-//! gets its own stream, named after the component. (Links build themselves:
-//! `LinkDir::all_of`, shared with the emulator.)
+//! Building a scenario's components: specs in, engine components out. Each random component
+//! gets its own stream, named after the component. The flows are built here, the links in
+//! [`links`] (shared with the emulator).
+
+mod links;
+
+pub use links::{link_dirs, loss};
 
 use super::endpoints::{Endpoints, Flow, TcpEndpoints};
 use crate::app::{CbrSink, CbrSource};
@@ -35,7 +39,8 @@ pub(super) fn flow(
                 let init = CustomInit {
                     flow: index,
                     flow_name: &spec.name,
-                    spec: c,
+                    reference: &c.reference,
+                    args: &c.args,
                     initial_window: tcp.sender.initial_window,
                     initial_ssthresh: tcp.sender.initial_ssthresh,
                     mss: tcp.mss,

@@ -4,8 +4,11 @@
 //! A packet carries what the simulation needs (flow, kind, sequence numbers in segments, size
 //! on the wire); real header bytes are produced only when a trace writes them.
 
-use crate::tcp::sack::SackBlocks;
+pub mod headers;
+pub mod sack;
+
 use crate::time::SimTime;
+use sack::SackBlocks;
 
 /// Handle of a packet in the [`PacketPool`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
