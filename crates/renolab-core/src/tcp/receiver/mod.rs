@@ -4,18 +4,29 @@
 //! [`TcpReceiver::on_timeout`] when [`TcpReceiver::poll_timeout`] has passed, then drains
 //! [`TcpReceiver::poll_transmit`] for the ACK to send. `now` never decreases.
 //!
-//! Delayed ACKs follow RFC 5681 §4.2: an ACK for at least every second full in-order segment
-//! and within `delack_timeout` of the first unacknowledged one; an immediate ACK for an
-//! out-of-order segment (a duplicate ACK) and for a segment that fills all or part of a gap.
+//! Two receivers, chosen once by the flow's dialect, share what holds the data
+//! ([`Reassembly`]: the next segment expected, the segments held out of order, what the
+//! application got) and the ECN echo ([`super::ecn::EcnEcho`]), and differ in when they
+//! acknowledge:
+//! - [`ClassicReceiver`]: RFC 5681 §4.2 (an ACK for at least every second full in-order
+//!   segment and within `delack_timeout` of the first unacknowledged one; an immediate ACK
+//!   for an out-of-order segment and for one that fills all or part of a gap), or ns-2's
+//!   sinks where they differ;
+//! - [`LinuxReceiver`]: a Linux host's rules (quick ACKs, an adaptive delayed-ACK timeout,
+//!   SACK compression), in [`linux`] with their policy state in [`linux_acks`].
 
+mod classic;
 mod linux;
+mod linux_acks;
 
-pub use linux::{AckNow, LinuxAcks};
+pub use classic::ClassicReceiver;
+pub use linux::LinuxReceiver;
+pub use linux_acks::{AckNow, LinuxAcks};
 
 use super::config::{Dialect, ReceiverConfig, Transfer};
-use super::ecn::{EchoMode, EcnEcho};
+use super::ecn::{EchoChange, EchoMode, EcnEcho};
 use super::seqset::SeqSet;
-use crate::packet::sack::{SackBlocks, MAX_SACK_BLOCKS};
+use crate::packet::sack::SackBlocks;
 use crate::packet::Ecn;
 use crate::time::SimTime;
 
@@ -30,6 +41,18 @@ pub struct AckOut {
     pub syn: bool,
     /// ECN-Echo (RFC 3168 §6.1.3; DCTCP's exact echo, RFC 8257 §3.2).
     pub ece: bool,
+}
+
+impl AckOut {
+    /// The SYN-ACK of a connection whose receiver expects `rcv_nxt`.
+    fn syn_ack(rcv_nxt: u32) -> Self {
+        AckOut {
+            ack: rcv_nxt,
+            sack: SackBlocks::EMPTY,
+            syn: true,
+            ece: false,
+        }
+    }
 }
 
 /// Counters of a receiver.
@@ -47,160 +70,56 @@ pub struct ReceiverStats {
     pub ce_received: u64,
 }
 
-/// A TCP receiver.
+/// What became of an arriving segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arrival {
+    /// Already received (below `rcv_nxt`, or held out of order).
+    Duplicate,
+    /// Beyond a gap: held out of order.
+    OutOfOrder,
+    /// The next segment expected: delivered, with any held segments it made contiguous.
+    InOrder {
+        /// Segments were held out of order when it arrived: it filled all or part of a gap.
+        filled_gap: bool,
+    },
+}
+
+/// The data a receiver holds: the next segment expected, the segments that arrived out of
+/// order, and what the application got.
 #[derive(Clone, Debug)]
-pub struct TcpReceiver {
-    config: ReceiverConfig,
+struct Reassembly {
     transfer: Transfer,
-    /// Next segment expected in order.
+    /// Next segment expected in order (the cumulative ACK).
     rcv_nxt: u32,
     out_of_order: SeqSet,
-    /// Most recent out-of-order arrivals, newest first: each names the block it landed in,
-    /// for the SACK option's ordering (RFC 2018 §4).
-    recent: [u32; MAX_SACK_BLOCKS],
-    recent_len: usize,
-    /// In-order segments received since the last ACK.
-    unacked: u32,
-    ack_due: bool,
-    /// A SYN arrived and awaits its SYN-ACK.
-    syn_ack_due: bool,
-    delack_deadline: Option<SimTime>,
-    /// `rcv_nxt` when the last ACK left (Linux `rcv_wup`).
-    rcv_wup: u32,
-    /// The Linux dialect's ACK policy (boxed: the other dialects do without).
-    linux: Option<Box<LinuxAcks>>,
-    /// What it echoes of the segments' ECN marks.
-    ecn: EcnEcho,
-    /// DCTCP: an ACK of the segments before a change of CE state, to go before the ACK
-    /// of the segment that changed it.
-    flush: Option<AckOut>,
     stats: ReceiverStats,
 }
 
-impl TcpReceiver {
-    /// A receiver expecting segment 0 of `transfer`.
-    pub fn new(config: ReceiverConfig, transfer: Transfer) -> Self {
-        TcpReceiver {
-            config,
+impl Reassembly {
+    fn new(transfer: Transfer) -> Self {
+        Reassembly {
             transfer,
             rcv_nxt: 0,
             out_of_order: SeqSet::default(),
-            recent: [0; MAX_SACK_BLOCKS],
-            recent_len: 0,
-            unacked: 0,
-            ack_due: false,
-            syn_ack_due: false,
-            delack_deadline: None,
-            rcv_wup: 0,
-            linux: (config.dialect == Dialect::Linux).then(Box::default),
-            ecn: EcnEcho::new(config.ecn),
-            flush: None,
             stats: ReceiverStats::default(),
         }
     }
 
-    /// Next segment expected in order (the cumulative ACK it sends).
-    pub fn rcv_nxt(&self) -> u32 {
-        self.rcv_nxt
+    /// True for a segment past the end of a finite transfer: nothing to deliver (no sender
+    /// sends it; a hostile one would otherwise move `rcv_nxt` past the end, and the transfer
+    /// would never count as finished).
+    fn past_the_end(&self, seq: u32) -> bool {
+        self.transfer.segments().is_some_and(|n| seq >= n)
     }
 
-    /// Counters.
-    pub fn stats(&self) -> &ReceiverStats {
-        &self.stats
-    }
-
-    /// Segments held out of order.
-    pub fn out_of_order(&self) -> &SeqSet {
-        &self.out_of_order
-    }
-
-    fn deliver(&mut self, seq: u32) {
-        self.stats.bytes_delivered += self.transfer.payload(seq) as u64;
-        self.rcv_nxt = seq + 1;
-    }
-
-    /// A SYN arrived: answer it (again, if it is a retransmission).
-    pub fn on_syn(&mut self, now: SimTime) {
-        self.syn_ack_due = true;
-        if let Some(l) = &mut self.linux {
-            l.syn_ack_sent = Some(now);
-        }
-    }
-
-    /// Processes an arriving data segment carrying the ECN bits `ecn`: the echo state moves
-    /// (RFC 3168 §6.1.3, or DCTCP's RFC 8257 §3.2), then the segment is received.
-    pub fn on_segment_ecn(&mut self, now: SimTime, seq: u32, ecn: Ecn) {
-        if ecn.is_ce() {
-            self.stats.ce_received += 1;
-        }
-        if self.ecn.mode == EchoMode::Off {
-            self.on_segment(now, seq);
-            return;
-        }
-        let change = self.ecn.on_segment(ecn);
-        if let Some(old) = change.flush_with {
-            if self.rcv_nxt > self.rcv_wup {
-                // Linux dctcp_ece_ack_update(): a delayed ACK is pending; send it now for
-                // the segments before this one, with the state they had.
-                self.flush = Some(AckOut {
-                    ack: self.rcv_nxt,
-                    sack: self.sack_blocks(),
-                    syn: false,
-                    ece: old,
-                });
-                self.ack_sent();
-            }
-        }
-        self.on_segment(now, seq);
-        if change.ack_now {
-            self.ack_due = true;
-        }
-        if let Some(l) = &mut self.linux {
-            if change.first_ce {
-                l.on_first_ce();
-            }
-            if ecn.cwr() && self.ecn.mode == EchoMode::Rfc3168 {
-                // tcp_ecn_accept_cwr(): the sender's cwnd may be tiny, ACK at once.
-                self.ack_due = true;
-            }
-        }
-    }
-
-    /// Processes an arriving data segment.
-    pub fn on_segment(&mut self, now: SimTime, seq: u32) {
-        self.stats.segments_received += 1;
-        if self.transfer.segments().is_some_and(|n| seq >= n) {
-            // Past the end of a finite transfer: nothing to deliver (no sender sends it; a
-            // hostile one would otherwise move rcv_nxt past the end, and the transfer
-            // would never count as finished). Acknowledge where we are.
-            self.ack_due = true;
-            return;
-        }
-        if self.linux.is_some() {
-            self.on_segment_linux(now, seq);
-            return;
-        }
-        if self.config.dialect == Dialect::Ns2
-            && self.config.delayed_ack
-            && seq + 1 == self.rcv_nxt
-            && self.out_of_order.is_empty()
-            && self.delack_deadline.is_none()
-        {
-            // ns-2 DelAckSink::recv(): a duplicate of the highest in-order segment is held
-            // like a new one when no delayed ACK is pending.
-            self.delack_deadline = Some(now + self.config.delack_timeout);
-            return;
-        }
+    /// Segment `seq` arrived at `now` (not past the end): keep it, and deliver what is now
+    /// in order.
+    fn receive(&mut self, now: SimTime, seq: u32) -> Arrival {
         if seq < self.rcv_nxt || (seq > self.rcv_nxt && !self.out_of_order.insert(seq)) {
-            // A duplicate: acknowledge at once so the sender learns where we are.
-            self.ack_due = true;
-            return;
+            return Arrival::Duplicate;
         }
         if seq > self.rcv_nxt {
-            // Out of order: immediate (duplicate) ACK, RFC 5681 §4.2.
-            self.note_recent(seq);
-            self.ack_due = true;
-            return;
+            return Arrival::OutOfOrder;
         }
         let filled_gap = !self.out_of_order.is_empty();
         self.deliver(seq);
@@ -210,93 +129,20 @@ impl TcpReceiver {
         if self.transfer.segments() == Some(self.rcv_nxt) {
             self.stats.finished_at.get_or_insert(now);
         }
-        self.unacked += 1;
-        // ns-2 DelAckSink also ACKs segment 0 at once (SYN_immediate_ack_).
-        let first = seq == 0 && self.config.dialect == Dialect::Ns2;
-        if filled_gap || first || !self.config.delayed_ack || self.unacked >= self.config.ack_every
-        {
-            self.ack_due = true;
-        } else if self.delack_deadline.is_none() {
-            self.delack_deadline = Some(now + self.config.delack_timeout);
-        }
+        Arrival::InOrder { filled_gap }
     }
 
-    /// Linux's receive path (`tcp_data_queue()` then `__tcp_ack_snd_check()`).
-    fn on_segment_linux(&mut self, now: SimTime, seq: u32) {
-        let Some(mut l) = self.linux.take() else {
-            return;
-        };
-        self.on_segment_linux_with(&mut l, now, seq);
-        self.linux = Some(l);
+    fn deliver(&mut self, seq: u32) {
+        self.stats.bytes_delivered += self.transfer.payload(seq) as u64;
+        self.rcv_nxt = seq + 1;
     }
 
-    fn on_segment_linux_with(&mut self, l: &mut LinuxAcks, now: SimTime, seq: u32) {
-        if seq < self.rcv_nxt || (seq > self.rcv_nxt && !self.out_of_order.insert(seq)) {
-            // A duplicate: quick ACKs again, this one at once.
-            l.on_duplicate();
-            self.ack_due = true;
-            return;
-        }
-        let out_of_order = seq > self.rcv_nxt;
-        let mut emptied_queue = false;
-        if out_of_order {
-            let block = self.out_of_order.run_around(seq);
-            let set = &self.out_of_order;
-            if l.flush_before_forgetting(|other| set.run_around(other) == block) {
-                self.flush = Some(AckOut {
-                    ack: self.rcv_nxt,
-                    sack: self.linux_sack_blocks(l),
-                    syn: false,
-                    ece: self.ecn.ece(),
-                });
-                l.on_ack_sent();
-                self.ack_sent_common();
-            }
-            let set = &self.out_of_order;
-            l.note_block(seq, |other| set.run_around(other) == block);
-        } else {
-            let filled_gap = !self.out_of_order.is_empty();
-            self.deliver(seq);
-            while self.out_of_order.remove(self.rcv_nxt) {
-                self.deliver(self.rcv_nxt);
-            }
-            if self.transfer.segments() == Some(self.rcv_nxt) {
-                self.stats.finished_at.get_or_insert(now);
-            }
-            emptied_queue = filled_gap && self.out_of_order.is_empty();
-            l.on_in_order_data(now);
-        }
-        l.grow_window(self.transfer.mss);
-        let unacked_bytes =
-            self.transfer.bytes_before(self.rcv_nxt) - self.transfer.bytes_before(self.rcv_wup);
-        let decision = l.decide(
-            now,
-            unacked_bytes > self.transfer.mss as u64,
-            emptied_queue,
-            !self.out_of_order.is_empty(),
-            self.rcv_nxt,
-        );
-        if decision == AckNow::Yes {
-            self.ack_due = true;
-        }
-    }
-
-    fn note_recent(&mut self, seq: u32) {
-        let n = self.recent_len.min(MAX_SACK_BLOCKS - 1);
-        self.recent.copy_within(0..n, 1);
-        self.recent[0] = seq;
-        self.recent_len = n + 1;
-    }
-
-    /// SACK blocks for an ACK sent now (RFC 2018 §4): the block holding the latest
-    /// out-of-order arrival first, then the blocks of earlier arrivals not yet covered.
-    fn sack_blocks(&self) -> SackBlocks {
+    /// SACK blocks around `segments` (each names the block it lies in), in that order; none
+    /// unless the receiver does SACK.
+    fn sack_blocks(&self, sack: bool, segments: impl Iterator<Item = u32>) -> SackBlocks {
         let mut blocks = SackBlocks::EMPTY;
-        if let Some(l) = &self.linux {
-            return self.linux_sack_blocks(l);
-        }
-        if self.config.sack {
-            for &seq in &self.recent[..self.recent_len] {
+        if sack {
+            for seq in segments {
                 if let Some((start, end)) = self.out_of_order.run_around(seq) {
                     blocks.push(start, end);
                 }
@@ -304,105 +150,216 @@ impl TcpReceiver {
         }
         blocks
     }
+}
 
-    /// The Linux receiver's blocks: those it remembers, most recently changed first.
-    fn linux_sack_blocks(&self, l: &LinuxAcks) -> SackBlocks {
-        let mut blocks = SackBlocks::EMPTY;
-        if self.config.sack {
-            for seq in l.blocks() {
-                if let Some((start, end)) = self.out_of_order.run_around(seq) {
-                    blocks.push(start, end);
-                }
-            }
+/// What a receiver owes the sender besides the data: the ACKs due and the ECN echo they
+/// carry.
+#[derive(Clone, Debug)]
+struct Owed {
+    /// A SYN arrived and awaits its SYN-ACK.
+    syn_ack: bool,
+    /// An ACK to send before the one now due: DCTCP's ACK of the segments before a change
+    /// of CE state, or Linux's held ACK before a SACK block is forgotten.
+    flush: Option<AckOut>,
+    /// An ACK of the data received is due now.
+    ack: bool,
+    /// `rcv_nxt` when the last ACK left (Linux `rcv_wup`).
+    rcv_wup: u32,
+    /// What it echoes of the segments' ECN marks.
+    ecn: EcnEcho,
+}
+
+impl Owed {
+    fn new(config: &ReceiverConfig) -> Self {
+        Owed {
+            syn_ack: false,
+            flush: None,
+            ack: false,
+            rcv_wup: 0,
+            ecn: EcnEcho::new(config.ecn),
         }
-        blocks
     }
 
-    /// The delayed-ACK timer expired (call when `poll_timeout() <= now`).
+    /// An ACK of everything up to `rcv_nxt` leaves.
+    fn ack_sent(&mut self, data: &mut Reassembly) {
+        self.rcv_wup = data.rcv_nxt;
+        data.stats.acks_sent += 1;
+    }
+}
+
+/// What the two receivers share: how ECN marks and owed ACKs are handled, around the
+/// hooks where their ACK policies differ.
+trait Acknowledge {
+    fn config(&self) -> &ReceiverConfig;
+    fn data(&self) -> &Reassembly;
+    fn parts(&mut self) -> (&mut Reassembly, &mut Owed);
+    /// Receives a data segment (no ECN involved).
+    fn on_segment(&mut self, now: SimTime, seq: u32);
+    /// The SACK blocks of an ACK sent now.
+    fn sack_blocks(&self) -> SackBlocks;
+    /// An ACK of everything received so far leaves: the delayed-ACK state restarts.
+    fn ack_sent(&mut self);
+    /// After a segment whose ECN bits `ecn` moved the echo by `change`.
+    fn after_echo(&mut self, _change: EchoChange, _ecn: Ecn) {}
+
+    /// A data segment with ECN bits `ecn`: the echo moves (RFC 3168 §6.1.3, or DCTCP's RFC
+    /// 8257 §3.2), then the segment is received.
+    fn on_segment_ecn(&mut self, now: SimTime, seq: u32, ecn: Ecn) {
+        let (data, owed) = self.parts();
+        if ecn.is_ce() {
+            data.stats.ce_received += 1;
+        }
+        if owed.ecn.mode == EchoMode::Off {
+            self.on_segment(now, seq);
+            return;
+        }
+        let change = owed.ecn.on_segment(ecn);
+        let ack_pending = data.rcv_nxt > owed.rcv_wup;
+        if let (Some(old), true) = (change.flush_with, ack_pending) {
+            // Linux dctcp_ece_ack_update(): a delayed ACK is pending; send it now for the
+            // segments before this one, with the state they had.
+            let flush = AckOut {
+                ack: self.data().rcv_nxt,
+                sack: self.sack_blocks(),
+                syn: false,
+                ece: old,
+            };
+            self.parts().1.flush = Some(flush);
+            self.ack_sent();
+        }
+        self.on_segment(now, seq);
+        if change.ack_now {
+            self.parts().1.ack = true;
+        }
+        self.after_echo(change, ecn);
+    }
+
+    /// The ACK to send now, if one is due: the SYN-ACK, then a held ACK, then the ACK of
+    /// the data.
+    fn poll_transmit(&mut self, _now: SimTime) -> Option<AckOut> {
+        let (data, owed) = self.parts();
+        if owed.syn_ack {
+            owed.syn_ack = false;
+            return Some(AckOut::syn_ack(data.rcv_nxt));
+        }
+        if let Some(flush) = owed.flush.take() {
+            return Some(flush);
+        }
+        if !owed.ack {
+            return None;
+        }
+        owed.ack = false;
+        self.ack_sent();
+        let sack = self.sack_blocks();
+        let (data, owed) = self.parts();
+        Some(AckOut {
+            ack: data.rcv_nxt,
+            sack,
+            syn: false,
+            ece: owed.ecn.ece(),
+        })
+    }
+}
+
+/// A TCP receiver of either dialect (chosen once, when the flow is built).
+#[derive(Clone, Debug)]
+pub enum TcpReceiver {
+    /// RFC 5681 or ns-2's sinks.
+    Classic(ClassicReceiver),
+    /// A Linux host (boxed: its ACK policy carries more state, and the classic receiver
+    /// stays small).
+    Linux(Box<LinuxReceiver>),
+}
+
+macro_rules! either {
+    ($self:ident, $r:ident => $e:expr) => {
+        match $self {
+            TcpReceiver::Classic($r) => $e,
+            TcpReceiver::Linux($r) => $e,
+        }
+    };
+}
+
+impl TcpReceiver {
+    /// A receiver expecting segment 0 of `transfer`, of the dialect `config` names.
+    pub fn new(config: ReceiverConfig, transfer: Transfer) -> Self {
+        match config.dialect {
+            Dialect::Linux => TcpReceiver::Linux(Box::new(LinuxReceiver::new(config, transfer))),
+            Dialect::Rfc | Dialect::Ns2 => {
+                TcpReceiver::Classic(ClassicReceiver::new(config, transfer))
+            }
+        }
+    }
+
+    /// Next segment expected in order (the cumulative ACK it sends).
+    pub fn rcv_nxt(&self) -> u32 {
+        either!(self, r => r.data().rcv_nxt)
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &ReceiverStats {
+        either!(self, r => &r.data().stats)
+    }
+
+    /// Segments held out of order.
+    pub fn out_of_order(&self) -> &SeqSet {
+        either!(self, r => &r.data().out_of_order)
+    }
+
+    /// A SYN arrived: answer it (again, if it is a retransmission).
+    pub fn on_syn(&mut self, now: SimTime) {
+        either!(self, r => r.on_syn(now))
+    }
+
+    /// Processes an arriving data segment carrying the ECN bits `ecn`: the echo state moves
+    /// (RFC 3168 §6.1.3, or DCTCP's RFC 8257 §3.2), then the segment is received.
+    #[inline]
+    pub fn on_segment_ecn(&mut self, now: SimTime, seq: u32, ecn: Ecn) {
+        either!(self, r => r.on_segment_ecn(now, seq, ecn))
+    }
+
+    /// Processes an arriving data segment.
+    pub fn on_segment(&mut self, now: SimTime, seq: u32) {
+        either!(self, r => r.on_segment(now, seq))
+    }
+
+    /// The delayed-ACK (or SACK-compression) timer expired (call when
+    /// `poll_timeout() <= now`).
     pub fn on_timeout(&mut self, now: SimTime) {
-        if let Some(l) = &mut self.linux {
-            if matches!(l.delack_deadline, Some(d) if d <= now) {
-                l.on_delack_timeout();
-                self.ack_due = true;
-            }
-            if matches!(l.compress_deadline, Some(d) if d <= now) {
-                self.ack_due = true;
-            }
-            return;
-        }
-        if matches!(self.delack_deadline, Some(d) if d <= now) {
-            self.ack_due = true;
-        }
+        either!(self, r => r.on_timeout(now))
     }
 
     /// The ACK to send now, if one is due (call again: a held ACK may go first).
-    pub fn poll_transmit(&mut self, _now: SimTime) -> Option<AckOut> {
-        if self.syn_ack_due {
-            self.syn_ack_due = false;
-            return Some(AckOut {
-                ack: self.rcv_nxt,
-                sack: SackBlocks::EMPTY,
-                syn: true,
-                ece: false,
-            });
-        }
-        if let Some(flush) = self.flush.take() {
-            return Some(flush);
-        }
-        if !self.ack_due {
-            return None;
-        }
-        self.ack_due = false;
-        self.ack_sent();
-        let sack = self.sack_blocks();
-        Some(AckOut {
-            ack: self.rcv_nxt,
-            sack,
-            syn: false,
-            ece: self.ecn.ece(),
-        })
-    }
-
-    /// An ACK of everything received so far leaves: the delayed-ACK state restarts.
-    fn ack_sent(&mut self) {
-        if let Some(l) = &mut self.linux {
-            l.on_ack_sent();
-        }
-        self.ack_sent_common();
-    }
-
-    /// [`TcpReceiver::ack_sent`] but for the Linux ACK policy's state.
-    fn ack_sent_common(&mut self) {
-        self.unacked = 0;
-        self.delack_deadline = None;
-        self.rcv_wup = self.rcv_nxt;
-        self.stats.acks_sent += 1;
+    #[inline]
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<AckOut> {
+        either!(self, r => r.poll_transmit(now))
     }
 
     /// When the receiver next needs [`TcpReceiver::on_timeout`].
+    #[inline]
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        match &self.linux {
-            Some(l) => l.deadline(),
-            None => self.delack_deadline,
-        }
+        either!(self, r => r.poll_timeout())
     }
 
     /// Size on the wire of an ACK carrying `sack_blocks` blocks: ns-2 adds 8 bytes per block
     /// (`tcp-sink.cc`); a real option takes 2 + 8n bytes padded to 4, the same to within 4
     /// (Linux, beside timestamps: NOP, NOP, kind, length, then the blocks: 4 + 8n).
+    #[inline]
     pub fn ack_size(&self, sack_blocks: usize) -> u32 {
+        let config = either!(self, r => r.config());
         let option = if sack_blocks > 0 {
-            self.config.sack_option_bytes
+            config.sack_option_bytes
         } else {
             0
         };
-        self.config.ack_bytes + option + 8 * sack_blocks as u32
+        config.ack_bytes + option + 8 * sack_blocks as u32
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::ecn::EchoMode;
     use crate::time::SimDuration;
 
     fn receiver(delayed: bool) -> TcpReceiver {
