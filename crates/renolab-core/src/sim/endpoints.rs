@@ -11,7 +11,7 @@ use crate::engine::{Event, Scheduler, TimerSlot};
 use crate::packet::sack::SackBlocks;
 use crate::packet::{Ecn, Packet, PacketId, PacketKind};
 use crate::scenario::Variant;
-use crate::tcp::cc::{CcState, CongestionControl};
+use crate::tcp::cc::CcState;
 use crate::tcp::sender::SegmentKind;
 use crate::tcp::{TcpReceiver, TcpSender, Window};
 use crate::time::SimTime;
@@ -190,7 +190,7 @@ impl<T: Tracer> Simulation<T> {
                 flow,
                 kind,
                 seq: tx.seq,
-                size: tcp.sender.wire_size(tx.payload),
+                size: tx.wire_bytes,
                 dst: state.dst,
                 retransmit: tx.retransmit,
                 sent_at: now,
@@ -230,7 +230,7 @@ impl<T: Tracer> Simulation<T> {
                 self.tracer
                     .cwnd_changed(now, flow, cwnd, ssthresh, inflated);
             }
-            let cc = tcp.sender.cc().cc_state();
+            let cc = tcp.sender.cc_state();
             if state.traced_cc != cc {
                 state.traced_cc = cc;
                 self.tracer.cc_changed(now, flow, &cc);

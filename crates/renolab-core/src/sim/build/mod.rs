@@ -97,7 +97,14 @@ fn tcp_endpoints(t: &TcpSpec, custom: Option<Cc>, rng: &mut RngStream) -> TcpEnd
         } => Cc::NewReno(
             NewReno::new(iw, ssthresh, ssthresh_estimation, keep_fraction).with_growth(growth),
         ),
-        Variant::Vegas(c) => Cc::Vegas(Vegas::new(iw, ssthresh, c)),
+        Variant::Vegas(c) => {
+            let mut vegas = Vegas::new(iw, ssthresh, c);
+            if t.sender.dialect == Dialect::Ns2 {
+                // ns-2's per-segment ring of `window_` records (docs/ns2-behaviour.md §6).
+                vegas.reproduce_ns2_artefacts(t.sender.receiver_window);
+            }
+            Cc::Vegas(vegas)
+        }
         Variant::Dctcp => Cc::Dctcp(Dctcp::new(
             Reno::new(iw, ssthresh, keep_fraction).with_growth(growth),
         )),

@@ -132,6 +132,10 @@ impl CongestionControl for Dctcp {
     fn on_undo(&mut self, now: SimTime) {
         self.reno.on_undo(now);
     }
+
+    fn needs_ecn(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

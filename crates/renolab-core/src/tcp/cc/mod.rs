@@ -43,10 +43,26 @@ pub use reno::{Growth, Reno};
 pub use vegas::{Vegas, VegasConfig};
 
 use crate::tcp::rate::RateSample;
-use crate::tcp::recovery::linux::CaState;
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
+
+/// The congestion state the Linux sender is in (Linux `enum tcp_ca_state`), which it
+/// reports to controllers that set the window themselves ([`ConnState::ca_state`]), as Linux
+/// passes it to `set_state` and `cong_control`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    /// Nothing outstanding is in doubt.
+    Open,
+    /// SACKs or retransmissions outstanding, no loss detected.
+    Disorder,
+    /// Reducing the window for an ECN echo or a probe-repaired loss.
+    Cwr,
+    /// Fast recovery.
+    Recovery,
+    /// After a retransmission timeout.
+    Loss,
+}
 
 /// What one ACK told the sender, measured once and handed to the controller.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -238,6 +254,10 @@ pub trait CongestionControl {
     fn marks_app_limited(&self) -> bool {
         false
     }
+    /// The controller relies on ECN (Linux `tcp_ca_needs_ecn()`): DCTCP.
+    fn needs_ecn(&self) -> bool {
+        false
+    }
     /// The controller's state for the `cc` trace (nothing for a controller with no more
     /// state than its window, which the `cwnd` trace records).
     fn cc_state(&self) -> CcState {
@@ -302,13 +322,6 @@ pub enum Cc {
     Bbr(Box<Bbr>),
     /// A controller from outside the crate ([`custom`]), off the built-ins' path.
     Custom(Custom),
-}
-
-impl Cc {
-    /// The controller relies on ECN (Linux `tcp_ca_needs_ecn()`): DCTCP.
-    pub fn needs_ecn(&self) -> bool {
-        matches!(self, Cc::Dctcp(_))
-    }
 }
 
 macro_rules! dispatch {
@@ -396,5 +409,8 @@ impl CongestionControl for Cc {
     }
     fn cc_state(&self) -> CcState {
         dispatch!(self, c => c.cc_state())
+    }
+    fn needs_ecn(&self) -> bool {
+        dispatch!(self, c => c.needs_ecn())
     }
 }

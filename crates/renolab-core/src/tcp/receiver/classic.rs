@@ -46,11 +46,13 @@ impl ClassicReceiver {
     }
 
     /// Processes an arriving data segment carrying the ECN bits `ecn`.
+    #[inline(always)]
     pub fn on_segment_ecn(&mut self, now: SimTime, seq: u32, ecn: Ecn) {
         Acknowledge::on_segment_ecn(self, now, seq, ecn);
     }
 
     /// Processes an arriving data segment.
+    #[inline]
     pub fn on_segment(&mut self, now: SimTime, seq: u32) {
         let d = &mut self.data;
         d.stats.segments_received += 1;
@@ -95,6 +97,7 @@ impl ClassicReceiver {
         }
     }
 
+    #[inline]
     fn note_recent(&mut self, seq: u32) {
         let n = self.recent_len.min(MAX_SACK_BLOCKS - 1);
         self.recent.copy_within(0..n, 1);
@@ -110,23 +113,28 @@ impl ClassicReceiver {
     }
 
     /// The ACK to send now, if one is due (call again: a held ACK may go first).
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<crate::tcp::receiver::AckOut> {
         Acknowledge::poll_transmit(self, now)
     }
 
     /// When the delayed-ACK timer expires, if it runs.
+    #[inline]
     pub fn poll_timeout(&self) -> Option<SimTime> {
         self.delack_deadline
     }
 }
 
 impl Acknowledge for ClassicReceiver {
+    #[inline]
     fn config(&self) -> &ReceiverConfig {
         &self.config
     }
+    #[inline]
     fn data(&self) -> &Reassembly {
         &self.data
     }
+    #[inline]
     fn parts(&mut self) -> (&mut Reassembly, &mut Owed) {
         (&mut self.data, &mut self.owed)
     }
@@ -136,11 +144,13 @@ impl Acknowledge for ClassicReceiver {
 
     /// RFC 2018 §4: the block holding the latest out-of-order arrival first, then the
     /// blocks of earlier arrivals not yet covered.
+    #[inline]
     fn sack_blocks(&self) -> SackBlocks {
         let recent = self.recent[..self.recent_len].iter().copied();
         self.data.sack_blocks(self.config.sack, recent)
     }
 
+    #[inline]
     fn ack_sent(&mut self) {
         self.unacked = 0;
         self.delack_deadline = None;

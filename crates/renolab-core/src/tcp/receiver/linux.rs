@@ -40,6 +40,7 @@ impl LinuxReceiver {
     }
 
     /// Processes an arriving data segment carrying the ECN bits `ecn`.
+    #[inline(always)]
     pub fn on_segment_ecn(&mut self, now: SimTime, seq: u32, ecn: Ecn) {
         Acknowledge::on_segment_ecn(self, now, seq, ecn);
     }
@@ -118,6 +119,7 @@ impl LinuxReceiver {
     }
 
     /// The ACK to send now, if one is due (call again: a held ACK may go first).
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<AckOut> {
         Acknowledge::poll_transmit(self, now)
     }

@@ -45,6 +45,7 @@ pub struct AckOut {
 
 impl AckOut {
     /// The SYN-ACK of a connection whose receiver expects `rcv_nxt`.
+    #[inline]
     fn syn_ack(rcv_nxt: u32) -> Self {
         AckOut {
             ack: rcv_nxt,
@@ -108,12 +109,14 @@ impl Reassembly {
     /// True for a segment past the end of a finite transfer: nothing to deliver (no sender
     /// sends it; a hostile one would otherwise move `rcv_nxt` past the end, and the transfer
     /// would never count as finished).
+    #[inline(always)]
     fn past_the_end(&self, seq: u32) -> bool {
         self.transfer.segments().is_some_and(|n| seq >= n)
     }
 
     /// Segment `seq` arrived at `now` (not past the end): keep it, and deliver what is now
     /// in order.
+    #[inline(always)]
     fn receive(&mut self, now: SimTime, seq: u32) -> Arrival {
         if seq < self.rcv_nxt || (seq > self.rcv_nxt && !self.out_of_order.insert(seq)) {
             return Arrival::Duplicate;
@@ -132,6 +135,7 @@ impl Reassembly {
         Arrival::InOrder { filled_gap }
     }
 
+    #[inline(always)]
     fn deliver(&mut self, seq: u32) {
         self.stats.bytes_delivered += self.transfer.payload(seq) as u64;
         self.rcv_nxt = seq + 1;
@@ -139,6 +143,7 @@ impl Reassembly {
 
     /// SACK blocks around `segments` (each names the block it lies in), in that order; none
     /// unless the receiver does SACK.
+    #[inline]
     fn sack_blocks(&self, sack: bool, segments: impl Iterator<Item = u32>) -> SackBlocks {
         let mut blocks = SackBlocks::EMPTY;
         if sack {
@@ -181,6 +186,7 @@ impl Owed {
     }
 
     /// An ACK of everything up to `rcv_nxt` leaves.
+    #[inline]
     fn ack_sent(&mut self, data: &mut Reassembly) {
         self.rcv_wup = data.rcv_nxt;
         data.stats.acks_sent += 1;
@@ -204,6 +210,7 @@ trait Acknowledge {
 
     /// A data segment with ECN bits `ecn`: the echo moves (RFC 3168 §6.1.3, or DCTCP's RFC
     /// 8257 §3.2), then the segment is received.
+    #[inline(always)]
     fn on_segment_ecn(&mut self, now: SimTime, seq: u32, ecn: Ecn) {
         let (data, owed) = self.parts();
         if ecn.is_ce() {
@@ -236,6 +243,7 @@ trait Acknowledge {
 
     /// The ACK to send now, if one is due: the SYN-ACK, then a held ACK, then the ACK of
     /// the data.
+    #[inline(always)]
     fn poll_transmit(&mut self, _now: SimTime) -> Option<AckOut> {
         let (data, owed) = self.parts();
         if owed.syn_ack {
@@ -297,6 +305,7 @@ impl TcpReceiver {
     }
 
     /// Counters.
+    #[inline(always)]
     pub fn stats(&self) -> &ReceiverStats {
         either!(self, r => &r.data().stats)
     }
@@ -313,7 +322,7 @@ impl TcpReceiver {
 
     /// Processes an arriving data segment carrying the ECN bits `ecn`: the echo state moves
     /// (RFC 3168 §6.1.3, or DCTCP's RFC 8257 §3.2), then the segment is received.
-    #[inline]
+    #[inline(always)]
     pub fn on_segment_ecn(&mut self, now: SimTime, seq: u32, ecn: Ecn) {
         either!(self, r => r.on_segment_ecn(now, seq, ecn))
     }
@@ -330,13 +339,13 @@ impl TcpReceiver {
     }
 
     /// The ACK to send now, if one is due (call again: a held ACK may go first).
-    #[inline]
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<AckOut> {
         either!(self, r => r.poll_transmit(now))
     }
 
     /// When the receiver next needs [`TcpReceiver::on_timeout`].
-    #[inline]
+    #[inline(always)]
     pub fn poll_timeout(&self) -> Option<SimTime> {
         either!(self, r => r.poll_timeout())
     }
@@ -344,7 +353,7 @@ impl TcpReceiver {
     /// Size on the wire of an ACK carrying `sack_blocks` blocks: ns-2 adds 8 bytes per block
     /// (`tcp-sink.cc`); a real option takes 2 + 8n bytes padded to 4, the same to within 4
     /// (Linux, beside timestamps: NOP, NOP, kind, length, then the blocks: 4 + 8n).
-    #[inline]
+    #[inline(always)]
     pub fn ack_size(&self, sack_blocks: usize) -> u32 {
         let config = either!(self, r => r.config());
         let option = if sack_blocks > 0 {

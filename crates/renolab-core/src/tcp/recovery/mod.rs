@@ -1,34 +1,43 @@
-//! Loss recovery: what the sender does between detecting a loss and the ACK that ends the
-//! episode: which segments it sends and how the window behaves meanwhile. This is the second
-//! axis beside the congestion controller (which decides `cwnd` and `ssthresh`), as ns-3's
-//! `TcpRecoveryOps` beside `TcpCongestionOps`. One file per recovery:
+//! Loss recovery for the classic sender: what it does between detecting a loss and the ACK
+//! that ends the episode: which segments it sends and how the window behaves meanwhile.
+//! This is the second axis beside the congestion controller (which decides `cwnd` and
+//! `ssthresh`), as ns-3's `TcpRecoveryOps` beside `TcpCongestionOps`: a recovery sees the
+//! sender's state ([`ClassicState`]) and the controller only through
+//! [`CongestionControl`], and the controller never sees the recovery.
+//!
+//! One file per recovery, each implementing [`LossRecovery`] (only the hooks it needs: the
+//! others default to RFC 5681's behaviour):
 //!
 //! - [`tahoe`]: no fast recovery; go back to the hole and slow-start (Jacobson 1988);
 //! - [`reno`]: RFC 5681 §3.2 fast recovery, the window inflated by each duplicate ACK;
 //! - [`newreno`]: RFC 6582, partial ACKs keep recovery going (options as ns-2 and joo2000);
 //! - [`sack`]: ns-2.35's `Agent/TCP/Sack1` (Fall & Floyd 1996), a running `pipe` counter;
 //! - [`rfc6675`]: RFC 6675's conservative SACK recovery, `pipe` from the scoreboard;
-//! - [`linux`] (`prr`): SACK with RACK-TLP loss detection (RFC 8985) and PRR (RFC 6937)
-//!   in Linux's congestion-state machine, the default of `profile = "linux"` ([`prr`] and
-//!   [`rack`] hold the two algorithms);
 //! - [`vegas_ns2`]: ns-2.35's Vegas, whose own duplicate-ACK rule replaces fast recovery
-//!   (chosen internally for `variant = "vegas"` under the ns-2 dialect).
+//!   (for a Vegas controller under the ns-2 dialect; it drives that controller's ns-2
+//!   window arithmetic, `crate::tcp::cc::Vegas`'s).
 //!
-//! Each recovery is a struct holding its per-episode state; [`Recovery`] dispatches to them
-//! with a `match` (closed enum, no vtable), and the sender calls the hooks below at fixed
-//! points of its ACK, timer and transmit paths.
+//! `recovery = "prr"` is not one of these: it names Linux's loss recovery (SACK, RACK-TLP
+//! and PRR in Linux's congestion-state machine), which is a sender of its own,
+//! [`crate::tcp::sender::LinuxSender`].
+//!
+//! The sender calls the hooks at fixed points: on an ACK, [`LossRecovery::counts_dup_ack`]
+//! and then, for a duplicate, [`LossRecovery::on_dup_ack`] (which may consume it) or the
+//! loss test ([`LossRecovery::sack_says_lost`], [`LossRecovery::fast_retransmit_allowed`])
+//! and [`LossRecovery::on_enter`]; for a new ACK during an episode,
+//! [`LossRecovery::exits_on`], then [`LossRecovery::on_exit`] or
+//! [`LossRecovery::on_partial_ack`]; outside one, [`LossRecovery::on_new_ack_outside_recovery`];
+//! after either, [`LossRecovery::after_new_ack`]; on a timeout, [`LossRecovery::on_timeout`];
+//! when sending, [`LossRecovery::select`], [`LossRecovery::inflation`] and
+//! [`LossRecovery::burst_limit`].
 
-pub mod linux;
 pub mod newreno;
-pub mod prr;
-pub mod rack;
 pub mod reno;
 pub mod rfc6675;
 pub mod sack;
 pub mod tahoe;
 pub mod vegas_ns2;
 
-pub use linux::LinuxRecovery;
 pub use newreno::{NewRenoConfig, NewRenoRecovery, RetransmitGuard, TimerReset};
 pub use reno::RenoRecovery;
 pub use rfc6675::Rfc6675;
@@ -36,9 +45,10 @@ pub use sack::Ns2Sack;
 pub use tahoe::GoBackN;
 pub use vegas_ns2::VegasNs2;
 
-use super::cc::{AckSample, Cc, CongestionControl};
-use super::config::{Dialect, SenderConfig};
-use super::sender::SenderState;
+use super::cc::{AckSample, CongestionControl};
+use super::config::Dialect;
+use super::sender::classic::ClassicState;
+use super::window::Window;
 use crate::time::SimTime;
 
 /// Names of the recoveries, as the scenario's `recovery` key takes them.
@@ -57,7 +67,7 @@ pub enum RecoveryKind {
     Sack,
     /// RFC 6675.
     Rfc6675,
-    /// Linux: SACK, RACK-TLP and PRR.
+    /// Linux: SACK, RACK-TLP and PRR (the Linux sender).
     Prr,
 }
 
@@ -94,7 +104,104 @@ pub enum Selection {
     ByWindow,
 }
 
-/// A loss recovery with its per-episode state.
+/// A loss recovery of the classic sender, for controllers of type `C`. Every hook but
+/// [`LossRecovery::on_enter`] has a default: RFC 5681's sender, which keeps no recovery
+/// state.
+pub trait LossRecovery<C: CongestionControl> {
+    /// True when the sender keeps a SACK scoreboard for this recovery.
+    fn uses_sack(&self) -> bool {
+        false
+    }
+
+    /// Segments of fast-recovery window inflation (RFC 5681 §3.2 steps 3-4; ns-2's
+    /// `dupwnd_`): what the sender may fill beyond cwnd.
+    fn inflation(&self) -> u32 {
+        0
+    }
+
+    /// Does this duplicate ACK count towards the threshold? `fresh_sacks` is how many
+    /// segments it newly SACKed.
+    fn counts_dup_ack(&self, _fresh_sacks: u32) -> bool {
+        true
+    }
+
+    /// How many segments the window may release in answer to the current ACK.
+    fn burst_limit(&self, _s: &ClassicState) -> u32 {
+        u32::MAX
+    }
+
+    /// Does an ACK of `ack` end the episode that began with `recover` outstanding?
+    fn exits_on(&self, ack: u32, recover: u32) -> bool {
+        ack >= recover
+    }
+
+    /// May duplicate ACKs start a fast retransmit now (RFC 6582 §3.2 step 1)? Not for
+    /// segments sent before the last loss event.
+    fn fast_retransmit_allowed(&self, s: &ClassicState, _cc: &C) -> bool {
+        past_recover(s)
+    }
+
+    /// The scoreboard says `seq` is lost before the duplicate-ACK threshold is reached
+    /// (RFC 6675 §5 "IsLost(HighACK + 1)").
+    fn sack_says_lost(&self, _s: &ClassicState, _seq: u32) -> bool {
+        false
+    }
+
+    /// A loss was detected and the controller has reacted: start the episode (ns-3
+    /// `EnterRecovery`).
+    fn on_enter(&mut self, s: &mut ClassicState, cc: &mut C);
+
+    /// A duplicate ACK (already counted in `s.dupacks`). Returns true when recovery
+    /// consumed it (ns-3 `DoRecovery`): during an episode, by default.
+    fn on_dup_ack(&mut self, s: &mut ClassicState, _cc: &mut C, _now: SimTime) -> bool {
+        s.in_fast_recovery()
+    }
+
+    /// A partial ACK of `acked` segments, the episode's `partial_acks`-th. Returns whether
+    /// the retransmission timer restarts.
+    fn on_partial_ack(
+        &mut self,
+        _s: &mut ClassicState,
+        _cc: &mut C,
+        _acked: u32,
+        _partial_acks: u32,
+    ) -> bool {
+        true
+    }
+
+    /// The episode ended with the ACK `sample` (ns-3 `ExitRecovery`).
+    fn on_exit(&mut self, _s: &ClassicState, _cc: &mut C, _sample: &AckSample) {}
+
+    /// An ACK of new data outside recovery, before the controller grows the window.
+    fn on_new_ack_outside_recovery(&mut self, _s: &ClassicState, _cc: &mut C) {}
+
+    /// After a new (not partial) ACK: the controller's own loss detection (Vegas's
+    /// fine-grained timer) may call for an immediate retransmission of the first
+    /// unacknowledged segment.
+    fn after_new_ack(&mut self, s: &mut ClassicState, cc: &mut C, now: SimTime) {
+        let (una, max) = (s.snd_una(), s.snd_max());
+        if una < max && cc.retransmit_due(now, una, 0) {
+            s.retransmit(una);
+        }
+    }
+
+    /// The retransmission timer expired: the episode, if any, is over.
+    fn on_timeout(&mut self, _s: &mut ClassicState) {}
+
+    /// What to send next, with `cwnd` whole segments of window.
+    fn select(&mut self, _s: &mut ClassicState, _cwnd: u32) -> Selection {
+        Selection::ByWindow
+    }
+}
+
+/// RFC 6582 §3.2 step 1: the cumulative ACK covers more than `recover`, the highest segment
+/// outstanding at the last loss event (or there was none).
+pub(crate) fn past_recover(s: &ClassicState) -> bool {
+    s.recover.is_none_or(|r| s.snd_una() > r)
+}
+
+/// The classic recoveries as one type, for senders whose recovery the scenario chooses:
+/// each hook is a `match` (closed enum, no vtable).
 #[derive(Clone, Debug)]
 pub enum Recovery {
     /// Tahoe.
@@ -107,236 +214,125 @@ pub enum Recovery {
     Sack(Ns2Sack),
     /// RFC 6675.
     Rfc6675(Rfc6675),
-    /// ns-2's Vegas.
-    VegasNs2(VegasNs2),
-    /// Linux's (boxed: its scoreboard is large, and the other recoveries stay small).
-    Prr(Box<LinuxRecovery>),
 }
 
 impl Recovery {
-    /// The recovery `config.recovery` names, for a sender with controller `cc`. ns-2's Vegas
-    /// brings its own duplicate-ACK handling, which replaces Reno's under the ns-2 dialect
-    /// (and adjusts `config` and `cc` to ns-2's artefacts, see [`vegas_ns2`]).
-    pub fn new(config: &mut SenderConfig, cc: &mut Cc) -> Self {
-        if let (Cc::Vegas(_), Dialect::Ns2) = (&*cc, config.dialect) {
-            return Recovery::VegasNs2(VegasNs2::new(config, cc));
-        }
-        match config.recovery {
+    /// The recovery `kind` names (`Prr` is Linux's sender, not a classic recovery: it
+    /// falls back to Reno's here).
+    pub fn new(kind: RecoveryKind) -> Self {
+        match kind {
             RecoveryKind::Tahoe => Recovery::Tahoe(GoBackN),
-            RecoveryKind::Reno => Recovery::Reno(RenoRecovery::default()),
+            RecoveryKind::Reno | RecoveryKind::Prr => Recovery::Reno(RenoRecovery::default()),
             RecoveryKind::NewReno(c) => Recovery::NewReno(NewRenoRecovery::new(c)),
             RecoveryKind::Sack => Recovery::Sack(Ns2Sack::default()),
             RecoveryKind::Rfc6675 => Recovery::Rfc6675(Rfc6675),
-            RecoveryKind::Prr => {
-                Recovery::Prr(Box::new(LinuxRecovery::new(config.dupack_threshold)))
-            }
         }
     }
+}
 
-    /// True when the sender keeps a SACK scoreboard.
+macro_rules! dispatch {
+    ($self:ident, $r:ident => $e:expr) => {
+        match $self {
+            Recovery::Tahoe($r) => $e,
+            Recovery::Reno($r) => $e,
+            Recovery::NewReno($r) => $e,
+            Recovery::Sack($r) => $e,
+            Recovery::Rfc6675($r) => $e,
+        }
+    };
+}
+
+impl<C: CongestionControl> LossRecovery<C> for Recovery {
     #[inline]
-    pub fn uses_sack(&self) -> bool {
-        matches!(self, Recovery::Sack(_) | Recovery::Rfc6675(_))
+    fn uses_sack(&self) -> bool {
+        dispatch!(self, r => LossRecovery::<C>::uses_sack(r))
     }
-
-    /// Linux's recovery, which handles ACKs, timers and sending itself.
     #[inline]
-    pub fn linux(&mut self) -> Option<&mut LinuxRecovery> {
-        match self {
-            Recovery::Prr(l) => Some(l),
-            _ => None,
-        }
+    fn inflation(&self) -> u32 {
+        dispatch!(self, r => LossRecovery::<C>::inflation(r))
     }
-
-    /// Linux's recovery, read-only.
-    pub fn as_linux(&self) -> Option<&LinuxRecovery> {
-        match self {
-            Recovery::Prr(l) => Some(l),
-            _ => None,
-        }
-    }
-
-    /// Segments of fast-recovery window inflation (RFC 5681 §3.2 steps 3-4; ns-2's
-    /// `dupwnd_`): what the sender may fill beyond cwnd.
     #[inline]
-    pub fn inflation(&self) -> u32 {
-        match self {
-            Recovery::Reno(r) => r.dupwnd,
-            Recovery::NewReno(r) => r.dupwnd,
-            _ => 0,
-        }
+    fn counts_dup_ack(&self, fresh_sacks: u32) -> bool {
+        dispatch!(self, r => LossRecovery::<C>::counts_dup_ack(r, fresh_sacks))
     }
-
-    /// Does this duplicate ACK count towards the threshold? (ns-2's Sack1 counts only those
-    /// that bring new SACK information; `fresh_sacks` is how many segments it newly SACKed.)
     #[inline]
-    pub fn counts_dup_ack(&self, fresh_sacks: u32) -> bool {
-        !matches!(self, Recovery::Sack(_)) || fresh_sacks > 0
+    fn burst_limit(&self, s: &ClassicState) -> u32 {
+        dispatch!(self, r => LossRecovery::<C>::burst_limit(r, s))
     }
-
-    /// How many segments the window may release in answer to the current ACK.
     #[inline]
-    pub(crate) fn burst_limit(&self, s: &SenderState) -> u32 {
-        match self {
-            Recovery::NewReno(r) => r.burst_limit(s),
-            _ => u32::MAX,
-        }
+    fn exits_on(&self, ack: u32, recover: u32) -> bool {
+        dispatch!(self, r => LossRecovery::<C>::exits_on(r, ack, recover))
     }
-
-    /// Does an ACK of `ack` end the episode that began with `recover` outstanding?
-    pub fn exits_on(&self, ack: u32, recover: u32) -> bool {
-        match self {
-            Recovery::Tahoe(_) | Recovery::Reno(_) | Recovery::VegasNs2(_) => true,
-            Recovery::NewReno(_) | Recovery::Sack(_) | Recovery::Rfc6675(_) | Recovery::Prr(_) => {
-                ack >= recover
-            }
-        }
+    fn fast_retransmit_allowed(&self, s: &ClassicState, cc: &C) -> bool {
+        dispatch!(self, r => r.fast_retransmit_allowed(s, cc))
     }
-
-    /// The guard on starting another fast retransmit after a loss event.
-    pub fn careful(&self) -> RetransmitGuard {
-        match self {
-            Recovery::NewReno(r) => r.config.careful,
-            _ => RetransmitGuard::AfterRecover,
-        }
+    #[inline]
+    fn sack_says_lost(&self, s: &ClassicState, seq: u32) -> bool {
+        dispatch!(self, r => LossRecovery::<C>::sack_says_lost(r, s, seq))
     }
-
-    /// Tahoe may fast-retransmit again while its last loss response was a fast retransmit.
-    pub fn fast_retransmits_again(&self) -> bool {
-        matches!(self, Recovery::Tahoe(_))
+    fn on_enter(&mut self, s: &mut ClassicState, cc: &mut C) {
+        dispatch!(self, r => r.on_enter(s, cc))
     }
-
-    /// The scoreboard says `seq` is lost before the duplicate-ACK threshold is reached
-    /// (RFC 6675 §5 "IsLost(HighACK + 1)").
-    pub(crate) fn sack_says_lost(&self, s: &SenderState, seq: u32) -> bool {
-        match self {
-            Recovery::Rfc6675(_) => s.scoreboard.is_lost(seq, s.config.dupack_threshold),
-            _ => false,
-        }
+    #[inline]
+    fn on_dup_ack(&mut self, s: &mut ClassicState, cc: &mut C, now: SimTime) -> bool {
+        dispatch!(self, r => r.on_dup_ack(s, cc, now))
     }
-
-    /// A loss was detected and the controller has reacted: start the episode.
-    pub(crate) fn on_enter(&mut self, s: &mut SenderState, cc: &mut Cc) {
-        match self {
-            Recovery::Tahoe(r) => r.on_enter(s, cc),
-            Recovery::Reno(r) => r.on_enter(s),
-            Recovery::NewReno(r) => r.on_enter(s),
-            Recovery::Sack(r) => r.on_enter(s),
-            Recovery::Rfc6675(r) => r.on_enter(s),
-            Recovery::VegasNs2(_) | Recovery::Prr(_) => {}
-        }
-    }
-
-    /// A duplicate ACK (already counted in `s.dupacks`). Returns true when recovery
-    /// consumed it: during an episode, or ns-2's Vegas always.
-    pub(crate) fn on_dup_ack(&mut self, s: &mut SenderState, cc: &mut Cc, now: SimTime) -> bool {
-        if let Recovery::VegasNs2(r) = self {
-            r.on_dup_ack(s, cc, now);
-            return true;
-        }
-        if !s.in_fast_recovery() {
-            return false;
-        }
-        match self {
-            Recovery::Reno(r) => r.on_dup_ack(),
-            Recovery::NewReno(r) => r.on_dup_ack(s),
-            Recovery::Sack(r) => r.on_dup_ack(),
-            Recovery::Tahoe(_)
-            | Recovery::Rfc6675(_)
-            | Recovery::VegasNs2(_)
-            | Recovery::Prr(_) => {}
-        }
-        true
-    }
-
-    /// A partial ACK of `acked` segments, the episode's `partial_acks`-th. Returns whether
-    /// the retransmission timer restarts.
-    pub(crate) fn on_partial_ack(
+    fn on_partial_ack(
         &mut self,
-        s: &mut SenderState,
-        cc: &mut Cc,
+        s: &mut ClassicState,
+        cc: &mut C,
         acked: u32,
         partial_acks: u32,
     ) -> bool {
-        match self {
-            Recovery::NewReno(r) => r.on_partial_ack(s, cc, acked, partial_acks),
-            Recovery::Sack(r) => r.on_partial_ack(),
-            Recovery::Tahoe(_) | Recovery::Reno(_) | Recovery::Rfc6675(_) => true,
-            Recovery::VegasNs2(_) | Recovery::Prr(_) => true,
-        }
+        dispatch!(self, r => r.on_partial_ack(s, cc, acked, partial_acks))
     }
-
-    /// The episode ended with the ACK `sample` (the sender is back in the open state).
-    pub(crate) fn on_exit(&mut self, s: &SenderState, cc: &mut Cc, sample: &AckSample) {
-        let ns2 = s.config.dialect == Dialect::Ns2;
-        match self {
-            Recovery::Reno(r) => r.on_exit(cc, sample, ns2),
-            Recovery::NewReno(r) => r.on_exit(cc, sample, ns2),
-            _ => {}
-        }
+    fn on_exit(&mut self, s: &ClassicState, cc: &mut C, sample: &AckSample) {
+        dispatch!(self, r => r.on_exit(s, cc, sample))
     }
-
-    /// An ACK of new data outside recovery, before the controller grows the window.
-    pub(crate) fn on_new_ack_outside_recovery(&mut self, s: &SenderState, cc: &mut Cc) {
-        if let Recovery::VegasNs2(r) = self {
-            r.on_new_ack(s, cc);
-        }
-    }
-
-    /// After a new (not partial) ACK: the controller's own loss detection may call for an
-    /// immediate retransmission of the first unacknowledged segment.
     #[inline]
-    pub(crate) fn check_controller_retransmit(
-        &mut self,
-        s: &mut SenderState,
-        cc: &mut Cc,
-        now: SimTime,
-    ) {
-        if let Recovery::VegasNs2(r) = self {
-            r.check_expired(s, cc, now);
-        } else if s.snd_una < s.snd_max && cc.retransmit_due(now, s.snd_una, 0) {
-            s.retransmit_next = Some(s.snd_una);
-        }
+    fn on_new_ack_outside_recovery(&mut self, s: &ClassicState, cc: &mut C) {
+        dispatch!(self, r => r.on_new_ack_outside_recovery(s, cc))
     }
-
-    /// The retransmission timer expired: the episode, if any, is over.
-    pub(crate) fn on_timeout(&mut self, s: &mut SenderState) {
-        match self {
-            Recovery::Reno(r) => r.dupwnd = 0,
-            Recovery::NewReno(r) => r.dupwnd = 0,
-            Recovery::Sack(_) | Recovery::Rfc6675(_) => s.scoreboard.clear(s.snd_una),
-            Recovery::Tahoe(_) | Recovery::VegasNs2(_) | Recovery::Prr(_) => {}
-        }
-    }
-
-    /// What to send next, if recovery chooses.
     #[inline]
-    pub(crate) fn select(&mut self, s: &mut SenderState, cc: &Cc) -> Selection {
-        if let Recovery::Prr(l) = self {
-            return match l.next_segment(s, cc) {
-                Some(seq) => Selection::Segment(seq),
-                None => Selection::Nothing,
-            };
-        }
-        if !s.in_fast_recovery() {
-            return Selection::ByWindow;
-        }
-        match self {
-            Recovery::Sack(r) => r.select(s, cc.cwnd().whole()),
-            Recovery::Rfc6675(r) => r.select(s, cc.cwnd().whole()),
-            _ => Selection::ByWindow,
-        }
+    fn after_new_ack(&mut self, s: &mut ClassicState, cc: &mut C, now: SimTime) {
+        dispatch!(self, r => r.after_new_ack(s, cc, now))
+    }
+    fn on_timeout(&mut self, s: &mut ClassicState) {
+        dispatch!(self, r => LossRecovery::<C>::on_timeout(r, s))
+    }
+    #[inline]
+    fn select(&mut self, s: &mut ClassicState, cwnd: u32) -> Selection {
+        dispatch!(self, r => LossRecovery::<C>::select(r, s, cwnd))
     }
 }
 
-/// May the sender send new data now (not past the end of the transfer or the receiver's
-/// window)?
-pub(crate) fn new_data_allowed(s: &SenderState) -> bool {
-    s.snd_nxt < s.limit && s.snd_nxt < s.snd_una.saturating_add(s.config.receiver_window)
+/// Reno's and NewReno's end of recovery (RFC 5681 §3.2 step 6, RFC 6582 §3.2 step 6): the
+/// inflation is taken back. ns-2's Reno and NewReno leave recovery through `newack()` +
+/// `opencwnd()`, which opens the window once more on the same ACK.
+pub(crate) fn deflate_on_exit<C: CongestionControl>(
+    dupwnd: &mut u32,
+    s: &ClassicState,
+    cc: &mut C,
+    sample: &AckSample,
+) {
+    *dupwnd = 0;
+    if s.config().dialect == Dialect::Ns2 {
+        cc.on_ack(sample);
+    }
 }
 
-/// Takes the next new segment.
-pub(crate) fn take_new_segment(s: &mut SenderState) -> u32 {
-    s.snd_nxt += 1;
-    s.snd_nxt - 1
+/// RFC 6582 §4.1's heuristic (`careful = "less"`), or ns-2's `lessCareful_`: may duplicate
+/// ACKs start a fast retransmit although the ACK has not passed `recover`?
+pub(crate) fn heuristic_allows(s: &ClassicState, cwnd: Window) -> bool {
+    match s.config().dialect {
+        // ns-2's lessCareful_: also when the ACK reaches exactly `recover`.
+        Dialect::Ns2 => s.recover.is_none_or(|r| s.snd_una() >= r),
+        // RFC 6582 §4.1: cwnd above one segment and the ACK within 4 segments of the
+        // highest ACK seen before the loss event.
+        Dialect::Rfc | Dialect::Linux => {
+            past_recover(s)
+                || (cwnd > Window::segments(1)
+                    && s.snd_una().saturating_sub(s.highest_ack_before_loss) <= 4)
+        }
+    }
 }

@@ -3,10 +3,10 @@
 //! of what was outstanding when recovery began) retransmits the next hole at once and keeps
 //! recovery going until everything outstanding at its start is acknowledged.
 
-use super::SenderState;
-use crate::tcp::cc::{AckSample, Cc, CongestionControl};
+use super::{deflate_on_exit, heuristic_allows, past_recover, ClassicState, LossRecovery};
+use crate::tcp::cc::{AckSample, CongestionControl};
 use crate::tcp::config::Dialect;
-use crate::tcp::sender::Phase;
+use crate::time::SimTime;
 
 /// When a partial ACK restarts the retransmission timer (RFC 6582 §4.3; RFC 2582 §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,47 +74,63 @@ impl NewRenoRecovery {
     pub fn new(config: NewRenoConfig) -> Self {
         NewRenoRecovery { config, dupwnd: 0 }
     }
+}
 
-    /// RFC 6582 §3.2 step 2 (as RFC 5681 §3.2 steps 2-3).
-    pub(crate) fn on_enter(&mut self, s: &mut SenderState) {
-        self.dupwnd = s.config.dupack_threshold;
-        s.retransmit_next = Some(s.snd_una);
-        s.phase = Phase::FastRecovery {
-            recover: s.snd_max,
-            partial_acks: 0,
-        };
+impl<C: CongestionControl> LossRecovery<C> for NewRenoRecovery {
+    fn inflation(&self) -> u32 {
+        self.dupwnd
     }
 
     /// ns-2's NewReno sends little from its window during recovery: at most two segments
     /// per ACK (`send_much(0, 0, 2)`), none at all with Hoe's changes.
-    pub(crate) fn burst_limit(&self, s: &SenderState) -> u32 {
-        match (s.config.dialect, s.in_fast_recovery()) {
+    fn burst_limit(&self, s: &ClassicState) -> u32 {
+        match (s.config().dialect, s.in_fast_recovery()) {
             (Dialect::Ns2, true) if self.config.hoe_sending => 0,
             (Dialect::Ns2, true) => 2,
             _ => u32::MAX,
         }
     }
 
+    /// The `careful` option: RFC 6582 §3.2 step 1, its §4.1 heuristic, or no guard.
+    fn fast_retransmit_allowed(&self, s: &ClassicState, cc: &C) -> bool {
+        match self.config.careful {
+            RetransmitGuard::AfterRecover => past_recover(s),
+            RetransmitGuard::Heuristic => heuristic_allows(s, cc.cwnd()),
+            RetransmitGuard::Off => true,
+        }
+    }
+
+    /// RFC 6582 §3.2 step 2 (as RFC 5681 §3.2 steps 2-3).
+    fn on_enter(&mut self, s: &mut ClassicState, _cc: &mut C) {
+        self.dupwnd = s.config().dupack_threshold;
+        s.retransmit(s.snd_una());
+        s.begin_episode();
+    }
+
     /// RFC 6582 §3.2 step 3: inflate by one segment per duplicate.
-    pub(crate) fn on_dup_ack(&mut self, s: &mut SenderState) {
+    fn on_dup_ack(&mut self, s: &mut ClassicState, _cc: &mut C, _now: SimTime) -> bool {
+        if !s.in_fast_recovery() {
+            return false;
+        }
         self.dupwnd += 1;
         // ns-2 tcp-newreno.cc with newreno_changes_: a new segment on every odd duplicate
         // ACK from the 5th on, whatever the window.
-        if s.config.dialect == Dialect::Ns2
+        if s.config().dialect == Dialect::Ns2
             && self.config.hoe_sending
             && s.dupacks >= 5
             && s.dupacks % 2 == 1
         {
             s.send_new_regardless = true;
         }
+        true
     }
 
     /// RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment, deflate, and
     /// restart the timer as `timer_reset` says. Returns whether the timer restarts.
-    pub(crate) fn on_partial_ack(
+    fn on_partial_ack(
         &mut self,
-        s: &mut SenderState,
-        cc: &mut Cc,
+        s: &mut ClassicState,
+        cc: &mut C,
         acked: u32,
         partial_acks: u32,
     ) -> bool {
@@ -130,23 +146,24 @@ impl NewRenoRecovery {
         } else {
             self.dupwnd = 0;
         }
-        s.retransmit_next = Some(s.snd_una);
+        s.retransmit(s.snd_una());
         self.config.timer_reset == TimerReset::SlowButSteady || partial_acks == 1
     }
 
-    /// RFC 6582 §3.2 step 6: full ACK, deflate (ns-2 opens the window once more).
-    pub(crate) fn on_exit(&mut self, cc: &mut Cc, sample: &AckSample, ns2: bool) {
+    /// RFC 6582 §3.2 step 6: full ACK, deflate.
+    fn on_exit(&mut self, s: &ClassicState, cc: &mut C, sample: &AckSample) {
+        deflate_on_exit(&mut self.dupwnd, s, cc, sample);
+    }
+
+    fn on_timeout(&mut self, _s: &mut ClassicState) {
         self.dupwnd = 0;
-        if ns2 {
-            cc.on_ack(sample);
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::cc::Reno;
+    use crate::tcp::cc::{Cc, Reno};
     use crate::tcp::window::Window;
 
     fn recovery(pwd: bool) -> NewRenoRecovery {
@@ -186,8 +203,8 @@ mod tests {
             let mut s = crate::tcp::sender::tests_support::state(config);
             self.on_partial_ack(&mut s, cc, acked, 1);
             assert_eq!(
-                s.retransmit_next,
-                Some(s.snd_una),
+                s.conn.retransmit_next,
+                Some(s.snd_una()),
                 "the next hole is resent"
             );
         }

@@ -2,8 +2,9 @@
 //! window by one segment for each duplicate ACK (each means a segment left the network);
 //! the first ACK of new data ends recovery, partial or not, and takes the inflation back.
 
-use super::SenderState;
-use crate::tcp::cc::{AckSample, Cc, CongestionControl};
+use super::{deflate_on_exit, ClassicState, LossRecovery};
+use crate::tcp::cc::{AckSample, CongestionControl};
+use crate::time::SimTime;
 
 /// Reno's recovery state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -12,28 +13,38 @@ pub struct RenoRecovery {
     pub dupwnd: u32,
 }
 
-impl RenoRecovery {
+impl<C: CongestionControl> LossRecovery<C> for RenoRecovery {
+    fn inflation(&self) -> u32 {
+        self.dupwnd
+    }
+
+    /// The first ACK of new data ends recovery, partial or not.
+    fn exits_on(&self, _ack: u32, _recover: u32) -> bool {
+        true
+    }
+
     /// RFC 5681 §3.2 steps 2-3: retransmit at once, inflate by the duplicates that arrived.
-    pub(crate) fn on_enter(&mut self, s: &mut SenderState) {
-        self.dupwnd = s.config.dupack_threshold;
-        s.retransmit_next = Some(s.snd_una);
-        s.phase = crate::tcp::sender::Phase::FastRecovery {
-            recover: s.snd_max,
-            partial_acks: 0,
-        };
+    fn on_enter(&mut self, s: &mut ClassicState, _cc: &mut C) {
+        self.dupwnd = s.config().dupack_threshold;
+        s.retransmit(s.snd_una());
+        s.begin_episode();
     }
 
     /// RFC 5681 §3.2 step 4: each further duplicate means a segment left the network.
-    pub(crate) fn on_dup_ack(&mut self) {
+    fn on_dup_ack(&mut self, s: &mut ClassicState, _cc: &mut C, _now: SimTime) -> bool {
+        if !s.in_fast_recovery() {
+            return false;
+        }
         self.dupwnd += 1;
+        true
     }
 
-    /// RFC 5681 §3.2 step 6: deflate. ns-2's Reno and NewReno leave recovery through
-    /// newack() + opencwnd(), which opens the window once more on the same ACK.
-    pub(crate) fn on_exit(&mut self, cc: &mut Cc, sample: &AckSample, ns2: bool) {
+    /// RFC 5681 §3.2 step 6: deflate.
+    fn on_exit(&mut self, s: &ClassicState, cc: &mut C, sample: &AckSample) {
+        deflate_on_exit(&mut self.dupwnd, s, cc, sample);
+    }
+
+    fn on_timeout(&mut self, _s: &mut ClassicState) {
         self.dupwnd = 0;
-        if ns2 {
-            cc.on_ack(sample);
-        }
     }
 }

@@ -5,8 +5,9 @@
 //! retransmission and one more left), one more per segment sent. While `pipe` is below
 //! cwnd it retransmits the holes in order, each once, then sends new data.
 
-use super::{new_data_allowed, take_new_segment, Selection, SenderState};
-use crate::tcp::sender::Phase;
+use super::{ClassicState, LossRecovery, Selection};
+use crate::tcp::cc::CongestionControl;
+use crate::time::SimTime;
 
 /// Sack1's recovery state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -15,38 +16,56 @@ pub struct Ns2Sack {
     pub pipe: i64,
 }
 
-impl Ns2Sack {
+impl<C: CongestionControl> LossRecovery<C> for Ns2Sack {
+    fn uses_sack(&self) -> bool {
+        true
+    }
+
+    /// Sack1 counts only the duplicates that bring new SACK information.
+    fn counts_dup_ack(&self, fresh_sacks: u32) -> bool {
+        fresh_sacks > 0
+    }
+
     /// Sack1's fast retransmit: the hole first, `pipe` from what is outstanding.
-    pub(crate) fn on_enter(&mut self, s: &mut SenderState) {
-        s.scoreboard.begin_recovery(s.snd_una);
-        s.retransmit_next = Some(s.snd_una);
+    fn on_enter(&mut self, s: &mut ClassicState, _cc: &mut C) {
+        s.scoreboard.begin_recovery(s.snd_una());
+        s.retransmit(s.snd_una());
         // What is outstanding minus the duplicates that left.
-        self.pipe = (s.snd_max - s.snd_una) as i64 - s.config.dupack_threshold as i64;
-        s.phase = Phase::FastRecovery {
-            recover: s.snd_max,
-            partial_acks: 0,
-        };
+        self.pipe = (s.snd_max() - s.snd_una()) as i64 - s.config().dupack_threshold as i64;
+        s.begin_episode();
     }
 
     /// A duplicate ACK during recovery: one segment left the network.
-    pub(crate) fn on_dup_ack(&mut self) {
+    fn on_dup_ack(&mut self, s: &mut ClassicState, _cc: &mut C, _now: SimTime) -> bool {
+        if !s.in_fast_recovery() {
+            return false;
+        }
         self.pipe -= 1;
+        true
     }
 
     /// A partial ACK: the retransmission and one more segment left. The timer restarts.
-    pub(crate) fn on_partial_ack(&mut self) -> bool {
+    fn on_partial_ack(&mut self, _s: &mut ClassicState, _cc: &mut C, _acked: u32, _n: u32) -> bool {
         self.pipe -= 2;
         true
     }
 
+    /// The scoreboard is cleared after a timeout, as ns-2 does.
+    fn on_timeout(&mut self, s: &mut ClassicState) {
+        s.scoreboard.clear(s.snd_una());
+    }
+
     /// While `pipe` < cwnd: the next hole not yet retransmitted, else new data.
-    pub(crate) fn select(&mut self, s: &mut SenderState, cwnd: u32) -> Selection {
+    fn select(&mut self, s: &mut ClassicState, cwnd: u32) -> Selection {
+        if !s.in_fast_recovery() {
+            return Selection::ByWindow;
+        }
         if self.pipe >= cwnd as i64 {
             return Selection::Nothing;
         }
-        let seq = match s.scoreboard.next_unretransmitted_hole(s.snd_una) {
+        let seq = match s.scoreboard.next_unretransmitted_hole(s.snd_una()) {
             Some(hole) => hole,
-            None if new_data_allowed(s) => take_new_segment(s),
+            None if s.conn.new_data_allowed() => s.conn.take_new_segment(),
             None => return Selection::Nothing,
         };
         self.pipe += 1;

@@ -1,4 +1,4 @@
-//! The TCP sender: the machinery every congestion-control variant shares.
+//! The TCP sender: one type per dialect, chosen once when the flow is built.
 //!
 //! A sans-IO state machine, packet-based like ns-2's one-way agents: sequence numbers count
 //! segments. It never touches the event queue or a link. The engine drives it:
@@ -10,26 +10,37 @@
 //!
 //! `now` must never decrease between calls.
 //!
-//! The sender is three parts, as ns-3's `TcpSocketBase` with its `TcpCongestionOps` and
-//! `TcpRecoveryOps`:
-//! - [`SenderState`], the shared machinery: the optional SYN exchange, sequence variables,
-//!   duplicate-ACK counting, the SACK scoreboard, the RFC 6298 (or ns-2) retransmission
-//!   timer with exponential back-off, RTT timing with Karn's rule (`ack.rs`, `transmit.rs`);
-//! - the congestion controller ([`Cc`]), which moves `cwnd` and `ssthresh`;
-//! - the loss recovery ([`Recovery`]), which decides what is sent and how the window
-//!   behaves between a loss and the end of its repair.
+//! The senders, as ns-3 keeps `TcpSocketBase` apart from what it shares through
+//! `TcpSocketState`:
+//! - [`ClassicSender`] ([`classic`]), ns-2's one-way agent and the RFCs' sender (profiles
+//!   `rfc`, `ns2`, `opnet`, and any profile with a classic recovery): duplicate-ACK
+//!   counting, Karn's timed segment, and a loss recovery behind the
+//!   [`crate::tcp::recovery::LossRecovery`] interface (ns-3's `TcpRecoveryOps`);
+//! - [`LinuxSender`] ([`linux`]), a Linux 6.x socket (`recovery = "prr"`): the retransmission
+//!   queue with SACK and RACK-TLP, PRR, Linux's congestion states and timers;
+//! - ns-2's Vegas agent, whose own duplicate-ACK rule replaces fast recovery: a classic
+//!   sender with the [`crate::tcp::recovery::VegasNs2`] recovery, typed to the Vegas
+//!   controller it drives.
+//!
+//! Both share what every sender keeps ([`conn`]: sequence variables, the SYN exchange, the
+//! RTT estimator, the one timer, pacing, ECN bits, counters) and the congestion controller
+//! ([`crate::tcp::cc`]).
 
-mod ack;
-mod transmit;
+pub mod classic;
+mod conn;
+pub mod linux;
 
-use super::cc::{AckSample, Cc, CongestionControl};
+pub use classic::ClassicSender;
+pub(crate) use conn::Conn;
+pub use linux::LinuxSender;
+
+use super::cc::{Cc, CongestionControl, Vegas};
 use super::config::{Dialect, SenderConfig, Transfer};
-use super::ecn::EcnSender;
-use super::recovery::Recovery;
-use super::rtt::{LinuxRtt, Ns2Rtt, Rfc6298, RttEstimator};
-use super::scoreboard::Scoreboard;
+use super::recovery::{Recovery, RecoveryKind, VegasNs2};
 use super::window::Window;
+use crate::packet::Ecn;
 use crate::time::{SimDuration, SimTime};
+use crate::units::BitsPerSec;
 
 /// What a transmission carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,10 +60,12 @@ pub struct Transmit {
     pub seq: u32,
     /// Payload bytes.
     pub payload: u32,
+    /// Bytes on the wire: the payload and the headers.
+    pub wire_bytes: u32,
     /// True when the segment was sent before.
     pub retransmit: bool,
     /// The IP ECN field and TCP CWR flag it carries.
-    pub ecn: crate::packet::Ecn,
+    pub ecn: Ecn,
 }
 
 /// Counters of a sender.
@@ -74,344 +87,238 @@ pub struct SenderStats {
     pub cwnd_reductions: u64,
 }
 
-/// Where the connection is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Phase {
-    /// The application has not started.
-    Idle,
-    /// A SYN is due (first or again after a timeout).
-    SynDue,
-    /// The SYN is out; data waits for the SYN-ACK.
-    SynSent,
-    /// Data flows; no loss recovery in progress.
-    Open,
-    /// Fast recovery after a fast retransmit.
-    FastRecovery {
-        /// `snd_max` when recovery began (RFC 6582 `recover`).
-        recover: u32,
-        /// Partial ACKs seen so far in this episode.
-        partial_acks: u32,
-    },
-}
-
-/// The state every loss recovery and controller works on.
-#[derive(Clone, Debug)]
-pub(crate) struct SenderState {
-    pub config: SenderConfig,
-    pub transfer: Transfer,
-    /// Segments the application offers (`u32::MAX` when unlimited).
-    pub limit: u32,
-    pub rtt: RttEstimator,
-    pub phase: Phase,
-    /// Oldest unacknowledged segment.
-    pub snd_una: u32,
-    /// Next new-or-go-back-N segment to send.
-    pub snd_nxt: u32,
-    /// One past the highest segment ever sent.
-    pub snd_max: u32,
-    /// Highest cumulative ACK seen before the last loss event (RFC 6582 §4.1).
-    pub highest_ack_before_loss: u32,
-    /// Duplicate ACKs since the last new ACK.
-    pub dupacks: u32,
-    /// New segments Limited Transmit sent since the last new ACK (RFC 3042): the flight a
-    /// fast retransmit halves leaves them out (RFC 5681 §3.2 step 2).
-    pub limited_sent: u32,
-    /// `snd_max` at the last loss event: duplicate ACKs for segments sent before it do not
-    /// start another fast retransmit (RFC 6582 §3.2 step 1; ns-2's `recover_`, `bug_fix_`).
-    pub recover: Option<u32>,
-    /// A segment to retransmit at once, window or not (the fast retransmit itself).
-    pub retransmit_next: Option<u32>,
-    /// The last loss response was a fast retransmit with no new ACK since (ns-2's
-    /// `last_cwnd_action_ == CWND_ACTION_DUPACK`): Tahoe may fast-retransmit again.
-    pub last_loss_was_fast_retransmit: bool,
-    /// The last loss response was a timeout (ns-2's `last_cwnd_action_ ==
-    /// CWND_ACTION_TIMEOUT`): ns-2's Vegas then waits for `recover` before retransmitting
-    /// on duplicates.
-    pub last_loss_was_timeout: bool,
-    /// Segments the window may still release in response to the current event (ns-2's
-    /// `maxburst` argument of `send_much`).
-    pub burst_left: u32,
-    /// One new segment is due regardless of the window (ns-2 NewReno with Hoe's changes,
-    /// on odd duplicate ACKs during recovery).
-    pub send_new_regardless: bool,
-    pub scoreboard: Scoreboard,
-    pub rto_deadline: Option<SimTime>,
-    /// The one segment being timed for an RTT sample, and when it was sent.
-    pub timed: Option<(u32, SimTime)>,
-    /// When the SYN was first sent, while it is timed.
-    pub syn_timed: Option<SimTime>,
-    /// When the first SYN was sent.
-    pub syn_first_sent: Option<SimTime>,
-    /// The last RTT sample, until a tracer takes it.
-    pub new_rtt_sample: Option<SimDuration>,
-    /// Pacing: the earliest time the next segment may leave (Linux `tcp_wstamp_ns`).
-    pub next_send: SimTime,
-    /// Pacing held a segment back: the sender wants waking at `next_send`.
-    pub pacing_wait: bool,
-    /// ECN: what segments carry (ECT, CWR).
-    pub ecn: EcnSender,
-    /// The last window reduction answered an ECN-Echo (ns-2 `last_cwnd_action_ ==
-    /// CWND_ACTION_ECN`): a loss in the same window is retransmitted without reducing
-    /// again (RFC 3168 §6.1.2).
-    pub last_reduction_was_ecn: bool,
-    pub stats: SenderStats,
-}
-
-impl SenderState {
-    /// A sender's state before anything was sent; `needs_ecn` for a controller that
-    /// relies on ECN (DCTCP).
-    pub fn new(
-        config: SenderConfig,
-        transfer: Transfer,
-        clock_phase: u64,
-        needs_ecn: bool,
-    ) -> Self {
-        let rtt = match config.dialect {
-            Dialect::Rfc => RttEstimator::Rfc6298(Rfc6298::new(config.rto)),
-            Dialect::Ns2 => RttEstimator::Ns2(Ns2Rtt::new(config.rto, clock_phase)),
-            Dialect::Linux => RttEstimator::Linux(LinuxRtt::new(config.rto)),
-        };
-        SenderState {
-            config,
-            transfer,
-            limit: transfer.segments().unwrap_or(u32::MAX),
-            rtt,
-            phase: Phase::Idle,
-            snd_una: 0,
-            snd_nxt: 0,
-            snd_max: 0,
-            highest_ack_before_loss: 0,
-            dupacks: 0,
-            limited_sent: 0,
-            recover: None,
-            retransmit_next: None,
-            last_loss_was_fast_retransmit: false,
-            last_loss_was_timeout: false,
-            burst_left: u32::MAX,
-            send_new_regardless: false,
-            scoreboard: Scoreboard::default(),
-            rto_deadline: None,
-            timed: None,
-            syn_timed: None,
-            syn_first_sent: None,
-            new_rtt_sample: None,
-            next_send: SimTime::ZERO,
-            pacing_wait: false,
-            ecn: EcnSender::new(config.ecn, config.dialect, needs_ecn),
-            last_reduction_was_ecn: false,
-            stats: SenderStats::default(),
-        }
-    }
-
-    /// True while in fast recovery.
-    pub fn in_fast_recovery(&self) -> bool {
-        matches!(self.phase, Phase::FastRecovery { .. })
-    }
-
-    pub fn restart_timer(&mut self, now: SimTime) {
-        self.rto_deadline = Some(now + self.rtt.rto());
-    }
-
-    /// The window a loss halves: the flight size (RFC 5681 §3.1 eq. 4), ns-2's
-    /// `windowd()` = min(cwnd, receiver window), fraction kept, or Linux's cwnd (its
-    /// `ssthresh()` hooks read `snd_cwnd`). The fast-recovery inflation
-    /// never counts: it is zero at a fast retransmit, and ns-2's Reno `timeout()` clears
-    /// `dupwnd_` before it halves.
-    pub fn halving_basis(&self, cc: &Cc) -> Window {
-        match self.config.dialect {
-            Dialect::Rfc => Window::segments(self.snd_max - self.snd_una),
-            Dialect::Ns2 => cc.cwnd().min(Window::segments(self.config.receiver_window)),
-            Dialect::Linux => cc.cwnd(),
-        }
-    }
-
-    /// Takes an RTT sample if the timed segment is covered by `ack` (Karn's rule: only
-    /// segments never retransmitted are timed), and puts it in `sample` with the smoothed RTT
-    /// after it, for the controller (the smoothed RTT changes only with a sample).
-    pub fn sample_rtt(&mut self, now: SimTime, ack: u32, sample: &mut AckSample) {
-        if let Some((seq, sent)) = self.timed {
-            if ack > seq {
-                self.new_rtt_sample = Some(now - sent);
-                self.rtt.on_sample(now, now - sent);
-                self.rtt.clear_backoff();
-                self.timed = None;
-                sample.rtt = Some(now - sent);
-                sample.srtt = self.rtt.srtt();
-            }
-        }
-    }
-}
-
-/// A TCP sender (not `Clone`: its controller may be a Python object).
+/// A TCP sender of one of the dialects (not `Clone`: its controller may be a Python
+/// object).
 #[derive(Debug)]
-pub struct TcpSender {
-    state: SenderState,
-    cc: Cc,
-    recovery: Recovery,
+pub enum TcpSender {
+    /// ns-2's one-way agent or the RFCs' sender, with one of the classic recoveries.
+    Classic(ClassicSender<Cc, Recovery>),
+    /// ns-2's Vegas agent.
+    Ns2Vegas(ClassicSender<Vegas, VegasNs2>),
+    /// A Linux socket (boxed: its retransmission queue and recovery state are large, and
+    /// the classic senders stay inline).
+    Linux(Box<LinuxSender>),
+}
+
+/// `$e` for whichever sender `$self` is, bound to `$s`.
+macro_rules! each {
+    ($self:expr, $s:ident => $e:expr) => {
+        match $self {
+            TcpSender::Classic($s) => $e,
+            TcpSender::Ns2Vegas($s) => $e,
+            TcpSender::Linux($s) => $e,
+        }
+    };
 }
 
 impl TcpSender {
-    /// A sender that will send `transfer` under `config`, with congestion control `cc`.
-    /// `clock_phase` is the phase of ns-2's tick clock (its random `boot_time_`), in ns.
-    pub fn new(mut config: SenderConfig, transfer: Transfer, mut cc: Cc, clock_phase: u64) -> Self {
-        let recovery = Recovery::new(&mut config, &mut cc);
-        let needs_ecn = cc.needs_ecn();
-        TcpSender {
-            state: SenderState::new(config, transfer, clock_phase, needs_ecn),
-            cc,
-            recovery,
+    /// The sender of `transfer` under `config` with congestion controller `cc`, of the kind
+    /// they call for: Linux's for `recovery = "prr"`, ns-2's Vegas agent for a Vegas
+    /// controller under the ns-2 dialect (whatever the recovery: its `recv()` replaces
+    /// them), else the classic sender. `clock_phase` is the phase of ns-2's tick clock
+    /// (its random `boot_time_`), in ns.
+    pub fn new(config: SenderConfig, transfer: Transfer, cc: Cc, clock_phase: u64) -> Self {
+        match cc {
+            Cc::Vegas(vegas) if config.dialect == Dialect::Ns2 => {
+                // ns-2's Vegas recv() never calls send_one(): no Limited Transmit.
+                let config = SenderConfig {
+                    limited_transmit: false,
+                    ..config
+                };
+                TcpSender::Ns2Vegas(ClassicSender::new(
+                    config,
+                    transfer,
+                    vegas,
+                    VegasNs2,
+                    clock_phase,
+                ))
+            }
+            cc if config.recovery == RecoveryKind::Prr => TcpSender::Linux(Box::new(
+                LinuxSender::new(config, transfer, cc, clock_phase),
+            )),
+            cc => {
+                let recovery = Recovery::new(config.recovery);
+                TcpSender::Classic(ClassicSender::new(
+                    config,
+                    transfer,
+                    cc,
+                    recovery,
+                    clock_phase,
+                ))
+            }
         }
+    }
+
+    #[inline]
+    fn conn(&self) -> &Conn {
+        each!(self, s => s.conn())
     }
 
     /// The application starts handing data to TCP.
     pub fn start(&mut self, _now: SimTime) {
-        let s = &mut self.state;
-        if s.phase == Phase::Idle {
-            s.phase = if s.config.handshake {
-                Phase::SynDue
-            } else {
-                Phase::Open
-            };
-        }
+        each!(self, s => s.conn_mut().start())
     }
 
-    /// Stops offering new data (the application stopped); outstanding data is still recovered.
+    /// Stops offering new data (the application stopped); outstanding data is still
+    /// recovered.
     pub fn stop_offering(&mut self) {
-        let s = &mut self.state;
-        s.limit = s.limit.min(s.snd_max);
+        each!(self, s => s.conn_mut().stop_offering())
     }
 
     /// The congestion window, segments: the controller's, without fast-recovery inflation.
+    #[inline]
     pub fn cwnd(&self) -> Window {
-        self.cc.cwnd()
+        each!(self, s => s.cc().cwnd())
+    }
+
+    /// Slow-start threshold, segments.
+    #[inline]
+    pub fn ssthresh(&self) -> Window {
+        each!(self, s => s.cc().ssthresh())
     }
 
     /// The window the sender may fill, segments: cwnd plus Reno's fast-recovery inflation
     /// (RFC 5681 §3.2 steps 3-4, ns-2's `cwnd_ + dupwnd_`). Equal to [`Self::cwnd`] outside
     /// Reno-style fast recovery.
+    #[inline]
     pub fn inflated_cwnd(&self) -> Window {
-        self.cc.cwnd().plus(self.recovery.inflation())
+        match self {
+            TcpSender::Classic(s) => s.inflated_cwnd(),
+            TcpSender::Ns2Vegas(s) => s.inflated_cwnd(),
+            TcpSender::Linux(s) => s.cc().cwnd(),
+        }
     }
 
     /// True when cwnd may legitimately fall below one segment: ns-2's Vegas deflates to
     /// the window its last cut left, zero before any cut, and then waits for its timer
     /// (docs/ns2-behaviour.md §6).
     pub fn cwnd_may_be_zero(&self) -> bool {
-        matches!(self.recovery, Recovery::VegasNs2(_))
+        matches!(self, TcpSender::Ns2Vegas(_))
     }
 
-    /// Slow-start threshold, segments.
-    pub fn ssthresh(&self) -> Window {
-        self.cc.ssthresh()
+    /// True while in fast recovery (the classic sender's episode, Linux's Recovery state).
+    pub fn in_fast_recovery(&self) -> bool {
+        match self {
+            TcpSender::Classic(s) => s.in_fast_recovery(),
+            TcpSender::Ns2Vegas(s) => s.in_fast_recovery(),
+            TcpSender::Linux(s) => s.ca == linux::CaState::Recovery,
+        }
     }
 
-    /// The congestion controller.
-    pub fn cc(&self) -> &Cc {
-        &self.cc
-    }
-
-    /// The loss recovery.
-    pub fn recovery(&self) -> &Recovery {
-        &self.recovery
+    /// The congestion controller's state for the `cc` trace.
+    pub fn cc_state(&self) -> crate::tcp::cc::CcState {
+        each!(self, s => s.cc().cc_state())
     }
 
     /// Counters.
+    #[inline]
     pub fn stats(&self) -> &SenderStats {
-        &self.state.stats
+        &self.conn().stats
     }
 
     /// What the application hands this sender.
+    #[inline]
     pub fn transfer(&self) -> Transfer {
-        self.state.transfer
+        self.conn().transfer
     }
 
     /// Oldest unacknowledged segment.
+    #[inline]
     pub fn snd_una(&self) -> u32 {
-        self.state.snd_una
+        self.conn().snd_una
     }
 
     /// One past the highest segment sent.
+    #[inline]
     pub fn snd_max(&self) -> u32 {
-        self.state.snd_max
-    }
-
-    /// True while in fast recovery.
-    pub fn in_fast_recovery(&self) -> bool {
-        self.state.in_fast_recovery()
+        self.conn().snd_max
     }
 
     /// True once every segment of a finite transfer is acknowledged.
     pub fn is_complete(&self) -> bool {
-        self.state.transfer.bytes.is_some() && self.state.snd_una >= self.state.limit
+        self.conn().is_complete()
     }
 
     /// Size on the wire of a segment with `payload` bytes.
+    #[inline]
     pub fn wire_size(&self, payload: u32) -> u32 {
-        payload + self.state.config.header_bytes
+        payload + self.conn().config.header_bytes
     }
 
     /// The RTT sample taken since the last call, with the smoothed RTT and RTO after it.
     pub fn take_rtt_sample(&mut self) -> Option<(SimDuration, SimDuration, SimDuration)> {
-        let s = &mut self.state;
-        let rtt = s.new_rtt_sample.take()?;
-        Some((rtt, s.rtt.srtt().unwrap_or(rtt), s.rtt.rto()))
+        each!(self, s => s.conn_mut().take_rtt_sample())
     }
 
     /// When the sender next needs waking: its timer, or the release of a paced segment
     /// (then call [`TcpSender::on_timeout`], which ignores an early call, and
     /// [`TcpSender::poll_transmit`]).
+    #[inline(always)]
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        let s = &self.state;
-        match (s.rto_deadline, s.pacing_wait.then_some(s.next_send)) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.conn().poll_timeout()
     }
 
     /// When the retransmission timer (or loss probe, or reordering timer) expires, if it
     /// runs: [`TcpSender::poll_timeout`] without the pacing release.
+    #[inline(always)]
     pub fn poll_timer(&self) -> Option<SimTime> {
-        self.state.rto_deadline
+        self.conn().timer
     }
 
     /// When a segment held back by pacing may leave, if one is.
+    #[inline(always)]
     pub fn poll_release(&self) -> Option<SimTime> {
-        let s = &self.state;
-        s.pacing_wait.then_some(s.next_send)
+        self.conn().pacer.release()
     }
 
     /// The pacing rate in bits per second of wire bytes: the controller's, else Linux's
-    /// default (`tcp_update_pacing_rate()`): max(cwnd, in flight) full segments per
-    /// SRTT, times 2 while cwnd is below half of ssthresh (`tcp_pacing_ss_ratio` = 200 %),
-    /// else times 1.2 (`tcp_pacing_ca_ratio` = 120 %). `None` before an RTT sample.
-    pub fn pacing_rate(&self) -> Option<crate::units::BitsPerSec> {
-        if let Some(rate) = self.cc.pacing_rate() {
-            return Some(rate);
-        }
-        let s = &self.state;
-        let srtt = s.rtt.srtt()?;
-        let cwnd = self.cc.cwnd().whole().max(s.snd_max - s.snd_una) as u128;
-        let ratio = if self.cc.cwnd() < self.cc.ssthresh().half() {
-            200
-        } else {
-            120
-        };
-        let segment_bits = 8 * (s.transfer.mss + s.config.header_bytes) as u128;
-        let bps = segment_bits * cwnd * ratio * 1_000_000_000 / (100 * srtt.0.max(1) as u128);
-        Some(crate::units::BitsPerSec(bps.min(u64::MAX as u128) as u64))
+    /// default (`tcp_update_pacing_rate()`). `None` before an RTT sample.
+    pub fn pacing_rate(&self) -> Option<BitsPerSec> {
+        each!(self, s => s.conn().pacing_rate(s.cc()))
+    }
+
+    /// The SYN-ACK arrived: the connection is open (its RTT is the first sample).
+    pub fn on_syn_ack(&mut self, now: SimTime) {
+        each!(self, s => s.on_syn_ack(now))
+    }
+
+    /// Processes a cumulative ACK: `ack` is the next segment the receiver expects; `sack`
+    /// the SACK blocks it carries.
+    pub fn on_ack(&mut self, now: SimTime, ack: u32, sack: &crate::packet::sack::SackBlocks) {
+        self.on_ack_ecn(now, ack, sack, false);
+    }
+
+    /// Processes a cumulative ACK that carries ECN-Echo if `ece` (heeded only when ECN was
+    /// negotiated).
+    #[inline(always)]
+    pub fn on_ack_ecn(
+        &mut self,
+        now: SimTime,
+        ack: u32,
+        sack: &crate::packet::sack::SackBlocks,
+        ece: bool,
+    ) {
+        each!(self, s => s.on_ack_ecn(now, ack, sack, ece))
+    }
+
+    /// The sender's timer expired (call when `poll_timeout() <= now`; an early call, for a
+    /// paced segment's release, changes nothing).
+    #[inline(always)]
+    pub fn on_timeout(&mut self, now: SimTime) {
+        each!(self, s => s.on_timeout(now))
+    }
+
+    /// The next segment to put on the wire now, if the window allows one.
+    #[inline(always)]
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
+        each!(self, s => s.poll_transmit(now))
     }
 }
-
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod tests_linux;
 
 /// Building blocks for unit tests of loss recoveries and controllers.
 #[cfg(test)]
 pub(crate) mod tests_support {
     use super::*;
-    use crate::tcp::recovery::RecoveryKind;
     use crate::tcp::rtt::RtoConfig;
 
     /// An RFC-dialect Reno-recovery configuration with IW 1 and a 1 s initial RTO.
@@ -438,12 +345,12 @@ pub(crate) mod tests_support {
         }
     }
 
-    /// The state of a sender of 100 segments of 1000 bytes under `config`.
-    pub fn state(config: SenderConfig) -> SenderState {
+    /// The classic sender's state for 100 segments of 1000 bytes under `config`.
+    pub fn state(config: SenderConfig) -> classic::ClassicState {
         let transfer = Transfer {
             mss: 1000,
             bytes: Some(100_000),
         };
-        SenderState::new(config, transfer, 0, false)
+        classic::ClassicState::new(Conn::new(config, transfer, 0, false))
     }
 }

@@ -43,10 +43,9 @@ mod tests;
 
 pub use config::{gain_units, gain_value, BbrConfig, BBR_UNIT, BW_UNIT};
 
-use super::{AckSample, CcState, Congestion, CongestionControl};
+use super::{AckSample, CaState, CcState, Congestion, CongestionControl};
 use crate::rng::RngStream;
 use crate::tcp::minmax::{Keep, MinMax};
-use crate::tcp::recovery::linux::CaState;
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;

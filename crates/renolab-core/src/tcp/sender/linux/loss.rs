@@ -3,17 +3,9 @@
 
 use super::*;
 
-impl LinuxRecovery {
+impl LinuxSender {
     /// Linux `tcp_process_tlp_ack()`.
-    pub(super) fn on_tlp_ack(
-        &mut self,
-        s: &mut SenderState,
-        cc: &mut Cc,
-        now: SimTime,
-        ack: u32,
-        advanced: bool,
-        new_sacks: bool,
-    ) {
+    pub(super) fn on_tlp_ack(&mut self, now: SimTime, ack: u32, advanced: bool, new_sacks: bool) {
         let Some(high) = self.tlp.high_seq else {
             return;
         };
@@ -24,10 +16,10 @@ impl LinuxRecovery {
             self.tlp.high_seq = None; // a probe of new data was acknowledged
         } else if ack > high {
             // The probe repaired a loss: reduce once, as for a fast recovery that is over.
-            self.init_reduction(s, cc, now, Congestion::RackLoss);
+            self.init_reduction(now, Congestion::RackLoss);
             self.ca = CaState::Cwr;
-            self.end_reduction(cc);
-            self.try_keep_open(s);
+            self.end_reduction();
+            self.try_keep_open();
         } else if !advanced && !new_sacks {
             // A pure duplicate: the original and the probe both arrived, no loss.
             self.tlp.high_seq = None;
@@ -36,15 +28,15 @@ impl LinuxRecovery {
 
     /// RACK's loss scan (Linux `tcp_rack_mark_lost()`). Returns true when it armed the
     /// reordering timer.
-    pub(super) fn detect_losses(&mut self, s: &mut SenderState, now: SimTime) -> bool {
+    pub(super) fn detect_losses(&mut self, now: SimTime) -> bool {
         if !self.rack.advanced {
             return false;
         }
         self.rack.advanced = false;
-        let waiting = self.rack_scan(s, now);
+        let waiting = self.rack_scan(now);
         if let Some(wait) = waiting {
             // Linux adds TCP_TIMEOUT_MIN (2 jiffies) to the reordering wait.
-            s.rto_deadline = Some(now + SimDuration(wait) + TLP_MIN_EXTRA);
+            self.conn.timer = Some(now + SimDuration(wait) + TLP_MIN_EXTRA);
             self.timer = XmitTimer::Reordering;
             return true;
         }
@@ -53,13 +45,13 @@ impl LinuxRecovery {
 
     /// Marks lost every segment sent before RACK's reference that has waited its RTT plus
     /// the reordering window; returns the longest wait left of the others, if any.
-    pub(super) fn rack_scan(&mut self, s: &SenderState, now: SimTime) -> Option<u64> {
+    pub(super) fn rack_scan(&mut self, now: SimTime) -> Option<u64> {
         let reo_wnd = self.rack.reordering_window(
             self.ca >= CaState::Recovery,
             self.segs.sacked_out,
             self.reordering,
             self.min_rtt(),
-            s.rtt.srtt(),
+            self.conn.rtt.srtt(),
         );
         let mut lost = Vec::new();
         let mut wait = 0i64;

@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 
-use super::rate::TxSnapshot;
+use crate::tcp::rate::TxSnapshot;
 use crate::time::SimTime;
 
 /// The end of the time-ordered list.

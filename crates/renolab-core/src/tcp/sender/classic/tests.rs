@@ -1,11 +1,14 @@
 //! Scripted sender tests: feed ACKs by hand, check what goes out and the window after
 //! each event, exactly.
 
-use super::*;
 use crate::packet::sack::SackBlocks;
-use crate::tcp::cc::{NewReno, Reno, Vegas, VegasConfig};
+use crate::tcp::cc::{Cc, NewReno, Reno, Vegas, VegasConfig};
+use crate::tcp::config::{Dialect, SenderConfig, Transfer};
 use crate::tcp::recovery::{NewRenoConfig, RecoveryKind, TimerReset};
+use crate::tcp::sender::{tests_support, SegmentKind, TcpSender};
+use crate::tcp::window::Window;
 use crate::time::SimDuration;
+use crate::time::SimTime;
 
 fn config(recovery: RecoveryKind) -> SenderConfig {
     SenderConfig {
@@ -41,6 +44,23 @@ fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u32, bool)> {
 fn ack(s: &mut TcpSender, t: SimTime, a: u32) -> Vec<(u32, bool)> {
     s.on_ack(t, a, &SackBlocks::EMPTY);
     drain(s, t)
+}
+
+/// The sender's settings, to change between events.
+fn config_mut(s: &mut TcpSender) -> &mut SenderConfig {
+    match s {
+        TcpSender::Classic(c) => &mut c.conn_mut().config,
+        TcpSender::Ns2Vegas(c) => &mut c.conn_mut().config,
+        TcpSender::Linux(_) => panic!("a classic sender"),
+    }
+}
+
+/// ns-2's Vegas sender.
+fn classic(s: &TcpSender) -> &super::ClassicSender<Vegas, crate::tcp::recovery::VegasNs2> {
+    match s {
+        TcpSender::Ns2Vegas(c) => c,
+        _ => panic!("ns-2's Vegas sender"),
+    }
 }
 
 fn ms(n: u64) -> SimTime {
@@ -208,7 +228,7 @@ fn slow_but_steady_newreno_restarts_the_timer_on_every_partial_ack() {
 #[test]
 fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() {
     let mut s = twelve_outstanding(reno(1, 100));
-    s.state.config.limited_transmit = true;
+    config_mut(&mut s).limited_transmit = true;
     let una = s.snd_una();
     let max = s.snd_max();
     assert_eq!(ack(&mut s, ms(101), una), vec![(max, false)]);
@@ -223,7 +243,7 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() 
 #[test]
 fn limited_transmit_segments_are_left_out_of_the_flight_a_fast_retransmit_halves() {
     let mut s = twelve_outstanding(reno(1, 100));
-    s.state.config.limited_transmit = true;
+    config_mut(&mut s).limited_transmit = true;
     let una = s.snd_una();
     let flight = s.snd_max() - una;
     ack(&mut s, ms(101), una);
@@ -360,7 +380,9 @@ fn sack_blocks_reaching_past_the_data_sent_are_ignored() {
 /// ns-2's Vegas (Limited Transmit asked for, and ignored): segments 0..8 sent at 0 ms and
 /// acknowledged at 100 ms, which lets 8..=16 go (cwnd 8 + 8/8).
 fn ns2_vegas() -> TcpSender {
-    let cc = Cc::Vegas(Vegas::new(8, 2, VegasConfig::default()));
+    let mut vegas = Vegas::new(8, 2, VegasConfig::default());
+    vegas.reproduce_ns2_artefacts(1000);
+    let cc = Cc::Vegas(vegas);
     let cfg = SenderConfig {
         dialect: Dialect::Ns2,
         limited_transmit: true,
@@ -385,7 +407,7 @@ fn ns2_vegas_retransmits_on_the_third_duplicate_inflates_by_further_ones_and_def
     let mut s = ns2_vegas();
     assert!(ack(&mut s, ms(110), 8).is_empty(), "no Limited Transmit");
     assert!(ack(&mut s, ms(111), 8).is_empty());
-    let rto = s.state.rtt.rto();
+    let rto = classic(&s).conn().rtt.rto();
     // 9 - 9/4 = 7, plus the 3 duplicates: one new segment fits.
     assert_eq!(ack(&mut s, ms(112), 8), vec![(8, true), (17, false)]);
     assert_eq!(s.cwnd(), w(10));

@@ -2,13 +2,22 @@
 //! losses by hand, then exact transmissions, windows and timers (RFC 6937 PRR, RFC 8985
 //! RACK-TLP, as Linux runs them).
 
-use super::*;
+use super::{CaState, LinuxSender, XmitTimer};
 use crate::packet::sack::SackBlocks;
+use crate::tcp::cc::Cc;
 use crate::tcp::cc::{Growth, Reno};
+use crate::tcp::config::{Dialect, SenderConfig, Transfer};
 use crate::tcp::recovery::RecoveryKind;
 use crate::tcp::rtt::RtoConfig;
+use crate::tcp::sender::TcpSender;
+use crate::tcp::window::Window;
+use crate::time::{SimDuration, SimTime};
 
 fn linux_sender(iw: u32, segments: u64) -> TcpSender {
+    linux_sender_pacing(iw, segments, false)
+}
+
+fn linux_sender_pacing(iw: u32, segments: u64, pacing: bool) -> TcpSender {
     let config = SenderConfig {
         header_bytes: 52,
         initial_window: iw,
@@ -26,7 +35,7 @@ fn linux_sender(iw: u32, segments: u64) -> TcpSender {
         recovery: RecoveryKind::Prr,
         limited_transmit: false,
         clock_phase: None,
-        pacing: false,
+        pacing,
         ecn: false,
     };
     let transfer = Transfer {
@@ -59,8 +68,11 @@ fn ack(s: &mut TcpSender, t: SimTime, ack: u32, blocks: &[(u32, u32)]) -> Vec<(u
     drain(s, t)
 }
 
-fn linux(s: &TcpSender) -> &crate::tcp::recovery::LinuxRecovery {
-    s.recovery().as_linux().expect("prr recovery")
+fn linux(s: &TcpSender) -> &LinuxSender {
+    match s {
+        TcpSender::Linux(l) => l,
+        _ => panic!("the linux sender"),
+    }
 }
 
 #[test]
@@ -73,11 +85,11 @@ fn rack_enters_recovery_on_the_third_sack_and_prr_sends_one_segment_per_two_deli
     // Each SACKed segment leaves the flight, so a new one goes (as Limited Transmit would).
     assert_eq!(ack(&mut s, ms(100), 0, &[(1, 2)]), vec![(20, false)]);
     assert_eq!(ack(&mut s, ms(100), 0, &[(1, 3)]), vec![(21, false)]);
-    assert_eq!(linux(&s).ca, crate::tcp::recovery::linux::CaState::Disorder);
+    assert_eq!(linux(&s).ca, CaState::Disorder);
     // Recovery: ssthresh = cwnd / 2 = 10; PRR sends ceil(10 x 1 / 20) - 0 = 1: the
     // retransmission.
     assert_eq!(ack(&mut s, ms(101), 0, &[(1, 4)]), vec![(0, true)]);
-    assert_eq!(linux(&s).ca, crate::tcp::recovery::linux::CaState::Recovery);
+    assert_eq!(linux(&s).ca, CaState::Recovery);
     assert_eq!(s.ssthresh(), Window::segments(10));
     assert_eq!(s.stats().fast_retransmits, 1);
     // Each further SACKed segment: ceil(10 x delivered / 20) - sent: 0, 1, 0, 1, ...
@@ -100,7 +112,7 @@ fn recovery_ends_at_ssthresh_when_everything_outstanding_at_its_start_is_acknowl
     // The retransmission of 0 arrives: everything up to 22 (snd_max when recovery began)
     // is acknowledged.
     ack(&mut s, ms(200), 22, &[]);
-    assert_eq!(linux(&s).ca, crate::tcp::recovery::linux::CaState::Open);
+    assert_eq!(linux(&s).ca, CaState::Open);
     // cwnd = ssthresh = 10, then the 18 segments this ACK newly delivered count towards
     // congestion avoidance (tcp_cong_avoid_ai()): one segment more.
     assert_eq!(s.cwnd(), Window::segments(11));
@@ -114,13 +126,10 @@ fn rack_marks_a_segment_lost_after_a_quarter_of_the_min_rtt_of_reordering_window
     // reordering window, min RTT (100 ms) / 4 = 25 ms, plus Linux's 2 ms timer slack.
     assert_eq!(ack(&mut s, ms(100), 0, &[(1, 2)]), vec![(10, false)]);
     assert_eq!(s.poll_timeout(), Some(ms(127)));
-    assert_eq!(
-        linux(&s).timer,
-        crate::tcp::recovery::linux::XmitTimer::Reordering
-    );
+    assert_eq!(linux(&s).timer, XmitTimer::Reordering);
     s.on_timeout(ms(127));
     assert_eq!(drain(&mut s, ms(127)), vec![(0, true)]);
-    assert_eq!(linux(&s).ca, crate::tcp::recovery::linux::CaState::Recovery);
+    assert_eq!(linux(&s).ca, CaState::Recovery);
 }
 
 #[test]
@@ -131,10 +140,7 @@ fn a_tail_loss_probe_goes_two_srtt_after_the_last_ack_and_its_sack_reveals_the_l
     // out, so the probe waits 2 SRTT + 2 ms (not the 300 ms RTO).
     assert!(ack(&mut s, ms(100), 8, &[]).is_empty());
     assert_eq!(s.poll_timeout(), Some(ms(302)));
-    assert_eq!(
-        linux(&s).timer,
-        crate::tcp::recovery::linux::XmitTimer::LossProbe
-    );
+    assert_eq!(linux(&s).timer, XmitTimer::LossProbe);
     s.on_timeout(ms(302));
     // No new data left: the probe resends the last segment.
     assert_eq!(drain(&mut s, ms(302)), vec![(9, true)]);
@@ -170,13 +176,12 @@ fn a_timeout_retransmits_the_head_with_cwnd_one_and_keeps_ssthresh_set_in_recove
     );
     let sent = drain(&mut s, deadline);
     assert_eq!(sent[0], (0, true), "the head first");
-    assert_eq!(linux(&s).ca, crate::tcp::recovery::linux::CaState::Loss);
+    assert_eq!(linux(&s).ca, CaState::Loss);
 }
 
 #[test]
 fn pacing_spaces_segments_at_the_rate_after_the_first_ten() {
-    let mut s = linux_sender(40, 1000);
-    s.state.config.pacing = true;
+    let mut s = linux_sender_pacing(40, 1000, true);
     drain(&mut s, ms(0));
     // The ACK of 0..9 gives SRTT 100 ms; in slow start (cwnd < ssthresh / 2 with ssthresh
     // infinite) Linux paces at 200 % of cwnd / SRTT.
