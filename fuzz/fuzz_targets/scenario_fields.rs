@@ -11,6 +11,7 @@ use libfuzzer_sys::fuzz_target;
 use renolab_core::trace::TraceRequest;
 use renolab_core::Scenario;
 use serde_json::{json, Map, Value};
+use std::sync::LazyLock;
 
 const SIMULATION: &[&str] = &[
     "seed",
@@ -78,27 +79,9 @@ const FLOW: &[&str] = &[
     "jitter",
 ];
 const RECEIVER: &[&str] = &["delayed_ack", "ack_every", "delack_timeout", "ack_bytes"];
-const OPTIONS: &[&str] = &[
-    "initial_window",
-    "initial_ssthresh",
-    "window",
-    "dupack_threshold",
-    "min_rto",
-    "max_rto",
-    "initial_rto",
-    "clock_granularity",
-    "handshake",
-    "limited_transmit",
-    "clock_phase",
-    "partial_window_deflation",
-    "timer_reset",
-    "careful",
-    "ssthresh_estimation",
-    "sack_recovery",
-    "alpha",
-    "beta",
-    "gamma",
-];
+/// Every option of `[flow.options]`: the sender's, every registered controller's and every
+/// recovery's, from their declarations.
+static OPTIONS: LazyLock<Vec<&str>> = LazyLock::new(renolab_core::scenario::option_keys);
 const TOPOLOGY: &[&str] = &[
     "kind",
     "n",
@@ -112,7 +95,8 @@ const TOPOLOGY: &[&str] = &[
     "link",
     "prefix",
 ];
-const WORDS: &[&str] = &[
+/// Names of other sections' values.
+const OTHER_WORDS: &[&str] = &[
     "n0",
     "n1",
     "n2",
@@ -121,11 +105,6 @@ const WORDS: &[&str] = &[
     "f1",
     "f2",
     "l0",
-    "reno",
-    "newreno",
-    "tahoe",
-    "sack",
-    "vegas",
     "cbr",
     "tcp",
     "rfc",
@@ -146,12 +125,16 @@ const WORDS: &[&str] = &[
     "all",
     "dumbbell",
     "chain",
-    "impatient",
-    "slow_but_steady",
     "less",
-    "rfc6675",
     "",
 ];
+/// Words values take: the other sections', and the controllers' and recoveries' names and
+/// choices, from their declarations.
+static WORDS: LazyLock<Vec<&str>> = LazyLock::new(|| {
+    let mut words = OTHER_WORDS.to_vec();
+    words.extend(renolab_core::scenario::option_words());
+    words
+});
 const UNITS: &[&str] = &[
     "bps", "Kbps", "Mbps", "Gbps", "ns", "us", "ms", "s", "min", "B", "KB", "MiB", "GiB", "",
     " Mbit", "x",
@@ -177,10 +160,10 @@ fn value(u: &mut Unstructured<'_>, depth: u32) -> Result<Value> {
             let unit = *u.choose(UNITS)?;
             json!(format!("{x}{unit}"))
         }
-        2 => json!(*u.choose(WORDS)?),
+        2 => json!(*u.choose(&WORDS)?),
         3 => {
             let x = number(u)?;
-            if x.fract() == 0.0 && x >= 0.0 && x < 1.8e19 {
+            if x.fract() == 0.0 && (0.0..1.8e19).contains(&x) {
                 json!(x as u64)
             } else if x.is_finite() {
                 json!(x)
@@ -194,7 +177,7 @@ fn value(u: &mut Unstructured<'_>, depth: u32) -> Result<Value> {
             let n = u.int_in_range(0..=3)?;
             Value::Array((0..n).map(|_| value(u, depth + 1)).collect::<Result<_>>()?)
         }
-        7 if depth < 3 => table(u, OPTIONS, depth + 1)?,
+        7 if depth < 3 => table(u, &OPTIONS, depth + 1)?,
         _ => json!(u.int_in_range(0..=64u32)?),
     })
 }
@@ -213,7 +196,7 @@ fn table(u: &mut Unstructured<'_>, keys: &[&str], depth: u32) -> Result<Value> {
             "latency" if depth < 3 => table(u, LATENCY, depth + 1)?,
             "reverse" | "access" | "bottleneck" | "link" if depth < 3 => table(u, LINK, depth + 1)?,
             "receiver" if depth < 3 => table(u, RECEIVER, depth + 1)?,
-            "options" if depth < 3 => table(u, OPTIONS, depth + 1)?,
+            "options" if depth < 3 => table(u, &OPTIONS, depth + 1)?,
             "start" if u.ratio(1, 4)? => {
                 json!({"uniform": [value(u, depth + 1)?, value(u, depth + 1)?]})
             }

@@ -7,13 +7,19 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use renolab_core::packet::sack::SackBlocks;
-use renolab_core::tcp::cc::{Cc, NewReno, Reno, Vegas, VegasConfig};
+use renolab_core::rng::RngStream;
+use renolab_core::tcp::cc::declare::OptionResult;
+use renolab_core::tcp::cc::{
+    BuildContext, Declaration, OptionDecl, OptionError, OptionKind, OptionReader, Variant,
+    CONTROLLERS,
+};
 use renolab_core::tcp::recovery::{NewRenoConfig, RecoveryKind, RetransmitGuard, TimerReset};
 use renolab_core::tcp::rtt::RtoConfig;
 use renolab_core::tcp::{
     Dialect, ReceiverConfig, SenderConfig, TcpReceiver, TcpSender, Transfer, Window,
 };
 use renolab_core::time::{SimDuration, SimTime};
+use serde_json::{json, Value};
 
 /// What the application hands TCP: a small finite transfer or an unlimited one.
 #[derive(Debug, Clone, Copy, Arbitrary)]
@@ -68,9 +74,10 @@ impl ArbReceiver {
     }
 }
 
-/// Sender settings: variant, recovery, dialect and every option.
+/// Sender settings: controller, recovery, dialect and every option.
 #[derive(Debug, Clone, Copy, Arbitrary)]
 pub struct ArbSender {
+    /// Which registered controller (an index into `CONTROLLERS`).
     variant: u8,
     ns2: bool,
     initial_window: u8,
@@ -87,24 +94,93 @@ pub struct ArbSender {
     partial_window_deflation: bool,
     slow_but_steady: bool,
     careful: u8,
-    ssthresh_estimation: bool,
+    hoe_sending: bool,
     sack_ns2: bool,
-    alpha: u8,
-    beta_extra: u8,
-    gamma: u8,
+    /// Draws for the controller's declared options, in their order (`None`: the default).
+    options: [Option<u32>; 8],
+}
+
+/// The controller's options as the fuzzer draws them: each declared option of the
+/// controller gets a value of its declared kind, within its range, or none.
+struct DrawnOptions {
+    values: Vec<(&'static str, Value)>,
+}
+
+impl DrawnOptions {
+    fn draw(declaration: &Declaration, draws: &[Option<u32>; 8]) -> Self {
+        let mut values = Vec::new();
+        for (o, draw) in declaration.options.iter().zip(draws) {
+            let Some(d) = *draw else { continue };
+            let value = match o.kind {
+                OptionKind::Bool => json!(d % 2 == 0),
+                OptionKind::Int { min, max } => json!(min + d as u64 % (max - min + 1)),
+                OptionKind::Float { min, max } => {
+                    json!(min + (max - min) * (d as f64 / u32::MAX as f64))
+                }
+                OptionKind::Choice(names) => json!(names[d as usize % names.len()]),
+                OptionKind::Other(_) => continue,
+            };
+            values.push((o.name, value));
+        }
+        DrawnOptions { values }
+    }
+
+    fn get(&self, option: &OptionDecl) -> Option<&Value> {
+        self.values
+            .iter()
+            .find(|(n, _)| *n == option.name)
+            .map(|(_, v)| v)
+    }
+}
+
+impl OptionReader for DrawnOptions {
+    fn bool(&self, o: &OptionDecl) -> OptionResult<bool> {
+        Ok(self.get(o).and_then(Value::as_bool))
+    }
+    fn int(&self, o: &OptionDecl) -> OptionResult<u64> {
+        Ok(self.get(o).and_then(Value::as_u64))
+    }
+    fn float(&self, o: &OptionDecl) -> OptionResult<f64> {
+        Ok(self.get(o).and_then(Value::as_f64))
+    }
+    fn choice(&self, o: &OptionDecl) -> OptionResult<&'static str> {
+        let OptionKind::Choice(names) = o.kind else {
+            return Ok(None);
+        };
+        let chosen = self.get(o).and_then(Value::as_str);
+        Ok(chosen.and_then(|c| names.iter().copied().find(|n| *n == c)))
+    }
+    fn value(&self, o: &OptionDecl) -> Option<Value> {
+        self.get(o).cloned()
+    }
+    fn error(&self, o: &OptionDecl, message: String) -> OptionError {
+        OptionError {
+            field: o.name.to_string(),
+            message,
+        }
+    }
 }
 
 impl ArbSender {
-    /// The variant's name, for messages.
-    pub fn variant_name(&self) -> &'static str {
-        ["tahoe", "reno", "newreno", "sack", "vegas"][self.variant as usize % 5]
+    /// The controller's declaration.
+    fn declaration(&self) -> &'static Declaration {
+        CONTROLLERS[self.variant as usize % CONTROLLERS.len()]
     }
 
-    /// A sender of `transfer` under these settings.
-    pub fn sender(self, transfer: Transfer) -> TcpSender {
+    /// The variant's name, for messages.
+    pub fn variant_name(&self) -> &'static str {
+        self.declaration().name
+    }
+
+    /// A sender of `transfer` under these settings (`None` when the drawn options are not
+    /// a valid configuration, as a scenario would refuse them).
+    pub fn sender(self, transfer: Transfer) -> Option<TcpSender> {
         let iw = (self.initial_window as u32 % 64).max(1);
         let ssthresh = self.initial_ssthresh.max(2);
-        let keep_fraction = self.ns2;
+        let dialect = if self.ns2 { Dialect::Ns2 } else { Dialect::Rfc };
+        let declaration = self.declaration();
+        let options = DrawnOptions::draw(declaration, &self.options);
+        let variant = Variant::configure(declaration.name, &options)?.ok()?;
         let newreno = NewRenoConfig {
             partial_window_deflation: self.partial_window_deflation,
             timer_reset: if self.slow_but_steady {
@@ -117,51 +193,25 @@ impl ArbSender {
                 1 => RetransmitGuard::Heuristic,
                 _ => RetransmitGuard::Off,
             },
-            hoe_sending: self.ssthresh_estimation,
+            hoe_sending: self.hoe_sending,
         };
-        let vegas = VegasConfig {
-            alpha: self.alpha as u32 % 8,
-            beta: self.alpha as u32 % 8 + self.beta_extra as u32 % 8,
-            gamma: self.gamma as u32 % 8,
-        };
-        let (cc, recovery) = match self.variant % 5 {
-            0 => (
-                Cc::Reno(Reno::new(iw, ssthresh, keep_fraction)),
-                RecoveryKind::Tahoe,
-            ),
-            1 => (
-                Cc::Reno(Reno::new(iw, ssthresh, keep_fraction)),
-                RecoveryKind::Reno,
-            ),
-            2 => (
-                Cc::NewReno(NewReno::new(
-                    iw,
-                    ssthresh,
-                    self.ssthresh_estimation,
-                    keep_fraction,
-                )),
-                RecoveryKind::NewReno(newreno),
-            ),
-            3 => (
-                Cc::Reno(Reno::new(iw, ssthresh, keep_fraction)),
-                if self.sack_ns2 {
-                    RecoveryKind::Sack
-                } else {
-                    RecoveryKind::Rfc6675
-                },
-            ),
-            _ => (
-                Cc::Vegas(Vegas::new(iw, ssthresh, vegas)),
-                RecoveryKind::Reno,
-            ),
+        let profile = if self.ns2 { "ns2" } else { "rfc" };
+        let recovery = match declaration.recovery.default.under(profile) {
+            "tahoe" => RecoveryKind::Tahoe,
+            "newreno" => RecoveryKind::NewReno(newreno),
+            "sack" | "rfc6675" if self.sack_ns2 => RecoveryKind::Sack,
+            "sack" | "rfc6675" => RecoveryKind::Rfc6675,
+            "prr" => RecoveryKind::Prr,
+            _ => RecoveryKind::Reno,
         };
         let min = SimDuration::from_micros(self.min_rto_us as u64);
         let granularity = SimDuration::from_micros(self.granularity_us as u64);
+        let receiver_window = (self.receiver_window as u32).max(1);
         let config = SenderConfig {
             header_bytes: 40,
             initial_window: iw,
             initial_ssthresh: ssthresh,
-            receiver_window: (self.receiver_window as u32).max(1),
+            receiver_window,
             dupack_threshold: (self.dupack_threshold as u32 % 8).max(1),
             rto: RtoConfig {
                 initial: SimDuration::from_micros((self.initial_rto_us as u64).max(1)),
@@ -170,11 +220,11 @@ impl ArbSender {
                 granularity,
             },
             handshake: self.handshake,
-            dialect: if self.ns2 { Dialect::Ns2 } else { Dialect::Rfc },
+            dialect,
             recovery,
             limited_transmit: self.limited_transmit,
             clock_phase: None,
-            pacing: false,
+            pacing: declaration.paces,
             ecn: false,
         };
         let tick = granularity.as_nanos();
@@ -183,7 +233,18 @@ impl ArbSender {
         } else {
             0
         };
-        TcpSender::new(config, transfer, cc, phase)
+        let mut rng = RngStream::derive(1, "fuzz");
+        let mut flow = BuildContext {
+            initial_window: iw,
+            initial_ssthresh: ssthresh,
+            mss: transfer.mss,
+            header_bytes: 40,
+            receiver_window,
+            dialect,
+            rng: &mut rng,
+        };
+        let cc = variant.build(&mut flow)?;
+        Some(TcpSender::new(config, transfer, cc, phase))
     }
 }
 

@@ -13,6 +13,29 @@ TRACE_FIELDS: dict[str, list[tuple[str, str]]]
 #: Names of the codes of each coded trace column: ``{trace: {column: [name of code 0, ...]}}``.
 TRACE_CODES: dict[str, dict[str, list[str]]]
 
+class OptionInfo(TypedDict):
+    """One option of a controller, as its declaration gives it."""
+
+    name: str
+    takes: str
+    default: str
+    doc: str
+    source: str
+
+class ControllerInfo(TypedDict):
+    """A built-in controller, as its declaration (``crates/renolab-core/src/tcp/cc``) gives it."""
+
+    name: str
+    summary: str
+    options: list[OptionInfo]
+    trace: list[str]
+    profiles: list[str]
+    default_recovery: dict[str, str]
+
+#: The built-in controllers, in the order the scenario's errors list them: what a scenario's
+#: ``variant`` takes, from the same declarations the parser, the traces and the docs read.
+CONTROLLERS: list[ControllerInfo]
+
 class ScenarioError(ValueError):
     """A scenario that cannot run; the message names the field."""
 

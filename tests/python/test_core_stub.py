@@ -12,7 +12,7 @@ from renolab import _core
 
 STUB = Path(renolab.__file__).with_name("_core.pyi")
 #: Names the stub declares only for typing (they do not exist at run time).
-TYPING_ONLY = {"TraceEntry", "RunOutput"}
+TYPING_ONLY = {"TraceEntry", "RunOutput", "OptionInfo", "ControllerInfo"}
 
 
 def _stub() -> dict[str, ast.stmt]:
@@ -72,3 +72,12 @@ def test_functions_take_the_parameters_the_stub_gives():
 def test_the_package_ships_the_stub_and_its_marker():
     assert STUB.is_file()
     assert STUB.with_name("py.typed").is_file()
+
+
+def test_the_controllers_are_the_variants_a_scenario_takes():
+    names = [c["name"] for c in _core.CONTROLLERS]
+    assert names == ["tahoe", "reno", "newreno", "sack", "vegas", "cubic", "bbr", "dctcp"]
+    cubic = next(c for c in _core.CONTROLLERS if c["name"] == "cubic")
+    assert [o["name"] for o in cubic["options"]] == ["beta", "c", "fast_convergence", "hystart"]
+    assert cubic["trace"] == ["w_max", "k_ns", "epoch_start_ns"]
+    assert cubic["default_recovery"] == {"rfc": "rfc6675", "ns2": "sack", "opnet": "rfc6675", "linux": "prr"}

@@ -8,7 +8,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use renolab_bench::{controller, sender, VARIANTS};
 use renolab_core::packet::sack::SackBlocks;
-use renolab_core::tcp::cc::{AckSample, CongestionControl};
+use renolab_core::tcp::cc::{AckSample, CcEvent, CongestionControl};
 use renolab_core::time::SimTime;
 
 /// Flight size in steady state (the receiver window caps it).
@@ -28,14 +28,27 @@ fn on_ack(c: &mut Criterion) {
                 let mut now = SimTime::ZERO;
                 let mut ack = 0u32;
                 for seq in 0..WINDOW {
-                    cc.on_sent(now, seq, false);
+                    cc.on_event(
+                        now,
+                        CcEvent::Sent {
+                            seq,
+                            retransmit: false,
+                        },
+                    );
                 }
                 b.iter(|| {
                     now.0 += SPACING_NS;
                     ack = ack.wrapping_add(1);
                     cc.on_ack(&AckSample::new(now, black_box(ack), 1));
                     // Keep Vegas's per-segment send times as long as a real flight.
-                    cc.on_sent(now, ack.wrapping_add(WINDOW - 1), false);
+                    let seq = ack.wrapping_add(WINDOW - 1);
+                    cc.on_event(
+                        now,
+                        CcEvent::Sent {
+                            seq,
+                            retransmit: false,
+                        },
+                    );
                     black_box(cc.cwnd())
                 });
             },

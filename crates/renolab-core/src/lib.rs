@@ -19,13 +19,17 @@
 //!   routing and header sizes.
 //! - [`queue`] and [`loss`]: what a link does to packets: queue disciplines, loss models.
 //! - [`app`]: applications that are not TCP's own bulk transfer (constant bit rate over UDP).
-//! - [`tcp`]: sans-IO TCP endpoints — the sender's shared machinery (window, duplicate ACKs,
-//!   RFC 6298 timer, Karn), the receiver (cumulative and delayed ACKs), and one file per
-//!   congestion-control variant under [`tcp::cc`].
+//! - [`tcp`]: sans-IO TCP endpoints, one sender and one receiver type per dialect (ns-2's
+//!   one-way agent and the RFCs' [`tcp::sender::ClassicSender`], with its loss recoveries
+//!   behind [`tcp::recovery::LossRecovery`]; a Linux socket, [`tcp::sender::LinuxSender`]),
+//!   sharing small parts (RTT estimators, SACK scoreboard, fixed-point windows, delivery-rate
+//!   samples, pacing); and the congestion controllers, one file each, registered once under
+//!   [`tcp::cc`] (their declarations feed the scenario parser, the traces and the docs).
 //! - [`trace`]: typed trace events; the no-op tracer compiles away. pcap files of the
 //!   traffic, one per link, and one per medium (802.11 with radiotap).
 //! - [`scenario`]: the scenario schema (TOML/JSON), validated with field-path errors, and the
-//!   limits estimated before a run.
+//!   limits estimated before a run. The layers above it never import it: [`sim`] turns it
+//!   into runtime configurations (`tests/layers.rs` checks the layering).
 //! - [`sim`]: the simulation. [`sim::Network`] carries packets through links and nodes for
 //!   whatever [`sim::Driver`] owns it (the simulation's event loop; a real-time emulator
 //!   could be another); the simulation adds the flows' endpoints, runs the event loop,

@@ -11,7 +11,8 @@
 //! `-`, starting with a letter or digit, behind a fixed prefix. No shell ever sees them.
 
 use renolab_core::packet::headers::TCP_IP_HEADER_BYTES;
-use renolab_core::scenario::{Start, Traffic, PROFILES, VARIANTS};
+use renolab_core::scenario::{Start, Traffic, PROFILES};
+use renolab_core::tcp::cc::registry;
 use renolab_core::time::{SimDuration, SimTime};
 use renolab_core::trace::pcap::node_ip;
 use renolab_core::{rng::RngStream, Scenario};
@@ -412,8 +413,8 @@ pub fn kernel_variant(name: &str) -> Result<(String, bool), String> {
     }
 }
 
-/// The document with what renolab's parser does not know (yet) replaced: flow variants
-/// outside [`VARIANTS`] by `reno`, profiles outside [`PROFILES`] by `rfc`. Returns it and
+/// The document with what renolab's parser does not know (yet) replaced: flow variants not
+/// registered (`registry::names()`) by `reno`, profiles outside [`PROFILES`] by `rfc`. Returns it and
 /// each flow's variant as written. The emulator only needs the parser for links, flows'
 /// endpoints and timing; the kernel runs the real variant.
 fn simulator_compatible(
@@ -455,7 +456,7 @@ fn simulator_compatible(
                     ))
                 }
             };
-            if kind == "tcp" && !VARIANTS.contains(&variant.as_str()) {
+            if kind == "tcp" && registry::declaration(&variant).is_none() {
                 kernel_variant(&variant).map_err(|m| err(&format!("{path}.variant"), m))?;
                 f["variant"] = Value::String("reno".into());
             }

@@ -1,6 +1,7 @@
 //! Scenario validation for Python.
 
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
 use renolab_core::Scenario;
 
 use crate::errors::{catch_panic, catch_unwind, panic_error, test_panic_hook, ScenarioError};
@@ -58,7 +59,39 @@ fn python_controllers(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(u32,
     .unwrap_or_else(|p| Err(panic_error(py, "python_controllers", p, scenario_json)))
 }
 
+/// The built-in controllers as their declarations describe them, for Python (the same
+/// declarations the scenario parser, the docs and the traces read).
+fn controllers(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty(py);
+    for d in renolab_core::tcp::cc::CONTROLLERS {
+        let options = PyList::empty(py);
+        for o in d.options {
+            let option = PyDict::new(py);
+            option.set_item("name", o.name)?;
+            option.set_item("takes", o.kind.describe())?;
+            option.set_item("default", o.default)?;
+            option.set_item("doc", o.doc)?;
+            option.set_item("source", o.source)?;
+            options.append(option)?;
+        }
+        let recovery = PyDict::new(py);
+        for profile in renolab_core::scenario::PROFILES {
+            recovery.set_item(*profile, d.recovery.default.under(profile))?;
+        }
+        let entry = PyDict::new(py);
+        entry.set_item("name", d.name)?;
+        entry.set_item("summary", d.summary)?;
+        entry.set_item("options", options)?;
+        entry.set_item("trace", d.trace.iter().map(|f| f.name).collect::<Vec<_>>())?;
+        entry.set_item("profiles", d.profiles.to_vec())?;
+        entry.set_item("default_recovery", recovery)?;
+        list.append(entry)?;
+    }
+    Ok(list)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("CONTROLLERS", controllers(m.py())?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(python_controllers, m)?)?;
     m.add_function(wrap_pyfunction!(expand_topology, m)?)

@@ -9,7 +9,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     // TRACE_FIELDS: {trace: [(field, numpy dtype), ...]}, in record order.
     let fields = PyDict::new(py);
-    for (name, layout) in TRACES {
+    for (name, layout) in TRACES.iter() {
         fields.set_item(*name, layout.to_vec())?;
     }
     // The `cc` trace of Python controllers (crate::cc): these two columns, then one f64 per
@@ -23,7 +23,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TRACE_FIELDS", fields)?;
     // TRACE_CODES: {trace: {column: [name of code 0, name of code 1, ...]}}.
     let codes = PyDict::new(py);
-    for (trace, column, names) in CODED_COLUMNS {
+    for (trace, column, names) in CODED_COLUMNS.iter() {
         let columns = match codes.get_item(*trace)? {
             Some(existing) => existing.cast_into::<PyDict>()?,
             None => {

@@ -16,10 +16,11 @@ pub mod profile;
 pub mod reader;
 pub mod topology;
 
+pub use crate::tcp::cc::Variant;
 pub use error::{shorten, Result, ScenarioError};
 pub use flow::{
-    DEFAULT_ACK_EVERY, DEFAULT_CBR_PACKET_BYTES, FLOW_KINDS, MIN_SSTHRESH_SEGMENTS,
-    PYTHON_VARIANT_PREFIX, VARIANTS,
+    option_keys, option_words, options_tables_markdown, COMMON_OPTIONS, DEFAULT_ACK_EVERY,
+    DEFAULT_CBR_PACKET_BYTES, FLOW_KINDS, MIN_SSTHRESH_SEGMENTS, PYTHON_VARIANT_PREFIX,
 };
 pub use limits::{
     Estimate, DEFAULT_MAX_EVENTS, DEFAULT_MAX_MEMORY, MAX_FLOWS, MAX_LINKS, MAX_MEDIA, MAX_NODES,
@@ -37,7 +38,6 @@ use serde_json::{json, Value};
 use crate::app::CbrConfig;
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
 use crate::queue::{CoDelConfig, FqCoDelConfig, QueueLimit, RedConfig};
-use crate::tcp::cc::{BbrConfig, CubicConfig, VegasConfig};
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 use crate::units::BitsPerSec;
@@ -45,52 +45,6 @@ use reader::Table;
 
 /// Simulated time a scenario without `duration` may run before it is stopped.
 const DEFAULT_TIME_LIMIT_NS: u64 = 3_600_000_000_000;
-
-/// A TCP congestion-control variant with its options.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// Tahoe: slow start after every loss.
-    Tahoe,
-    /// RFC 5681 Reno.
-    Reno,
-    /// RFC 6582 NewReno (Reno's window arithmetic; NewReno's partial ACKs are its default
-    /// recovery).
-    NewReno {
-        /// Hoe's start-up ssthresh estimate (ns-2 `newreno_changes_ = 1`).
-        ssthresh_estimation: bool,
-    },
-    /// Reno's window arithmetic with SACK (RFC 2018) and a SACK-based recovery.
-    Sack,
-    /// Vegas.
-    Vegas(VegasConfig),
-    /// DCTCP (RFC 8257): Reno's growth, ECN-Echo cuts by alpha/2; always ECN.
-    Dctcp,
-    /// CUBIC (RFC 9438, Linux `tcp_cubic.c`).
-    Cubic(CubicConfig),
-    /// BBR v1 (Linux `tcp_bbr.c`).
-    Bbr(BbrConfig),
-    /// A controller from outside the crate, named by the flow's [`TcpSpec::custom`]
-    /// (`variant = "python:module:Class"`).
-    Custom,
-}
-
-impl Variant {
-    /// The name used in scenario files; `"python"` for a custom controller, whose full
-    /// name is its [`CustomCcSpec::reference`].
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Tahoe => "tahoe",
-            Variant::Reno => "reno",
-            Variant::NewReno { .. } => "newreno",
-            Variant::Sack => "sack",
-            Variant::Vegas(_) => "vegas",
-            Variant::Dctcp => "dctcp",
-            Variant::Cubic(_) => "cubic",
-            Variant::Bbr(_) => "bbr",
-            Variant::Custom => "python",
-        }
-    }
-}
 
 /// A congestion controller the scenario names but the crate does not define: a Python
 /// class, `variant = "python:<module or file.py>:<Class>"`. The engine runs it only through
@@ -221,7 +175,7 @@ pub enum Start {
 }
 
 /// A TCP transfer.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TcpSpec {
     /// Congestion control.
     pub variant: Variant,

@@ -284,10 +284,12 @@ fn errors_name_the_field_and_the_allowed_values() {
         err(&bad_rate),
         "link[1].rate: \"10 Mbit\" is not a rate; use e.g. \"10Mbps\" (units: bps, Kbps, Mbps, Gbps)"
     );
+    // (The crate's tests register the toy controller of `tcp/cc/toy.rs` too; the message of
+    // a build without it is docs/errors.md's, which tests/python/test_errors.py checks.)
     let bad_variant = BASE.replace("variant = \"reno\"", "variant = \"renoo\"");
     assert_eq!(
         err(&bad_variant),
-        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, or \"python:<module>:<Class>\" for a Python controller"
+        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, toy, or \"python:<module>:<Class>\" for a Python controller"
     );
     assert!(err(&BASE.replace("\"1Mbps\"", "\"-1Mbps\"")).starts_with("link[1].rate:"));
     assert_eq!(
@@ -640,6 +642,6 @@ fn a_python_variant_must_name_a_module_and_a_class() {
     }
     assert_eq!(
         err(&python_flow("westwood", "")),
-        "flow[0].variant: unknown variant \"westwood\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, or \"python:<module>:<Class>\" for a Python controller"
+        "flow[0].variant: unknown variant \"westwood\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, toy, or \"python:<module>:<Class>\" for a Python controller"
     );
 }

@@ -311,7 +311,7 @@ pub struct CcSeries {
     pub time_ns: Vec<u64>,
     /// Flow index.
     pub flow: Vec<u32>,
-    /// Mode code (an index into [`crate::tcp::cc::CC_MODES`]; 255 for none).
+    /// Mode code (an index into [`crate::tcp::cc::cc_modes`]; 255 for none).
     pub mode: Vec<u8>,
     /// Bottleneck-bandwidth estimate, bit/s.
     pub btl_bw_bps: Vec<f64>,
@@ -345,6 +345,26 @@ impl RunOutput {
                 TraceData::File(p) => std::fs::read(p).unwrap_or_default(),
             })?;
         Some((bytes, record_bytes(layout(name)?)))
+    }
+
+    /// Column `column` of trace `name`, as numbers (a controller's `cc` fields included,
+    /// whatever the registry declares), if the trace was recorded and has that column.
+    pub fn trace_column(&self, name: &str, column: &str) -> Option<Vec<f64>> {
+        let fields = layout(name)?;
+        let at = fields.iter().position(|(f, _)| *f == column)?;
+        let offset = record_bytes(&fields[..at]);
+        let dtype = fields[at].1;
+        let (bytes, size) = self.trace_records(name)?;
+        let value = |r: &[u8]| -> f64 {
+            let b = &r[offset..];
+            match dtype {
+                "u1" => b[0] as f64,
+                "<u4" => u32::from_le_bytes(b[..4].try_into().expect("4 bytes")) as f64,
+                "<u8" => u64::from_le_bytes(b[..8].try_into().expect("8 bytes")) as f64,
+                _ => f64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            }
+        };
+        Some(bytes.chunks_exact(size).map(value).collect())
     }
 
     /// The `cwnd` trace, decoded, if it was recorded.

@@ -2,9 +2,9 @@
 //! echo (RFC 8257 §3.2).
 //!
 //! - The sender marks its data ECT(0) and, after reducing its window, sets CWR on the next
-//!   segment ([`EcnSender`]). How it reduces is the sender's: the classic path answers an
-//!   ECN-Echo once per window without retransmitting (`sender/ack.rs`,
-//!   `respond_to_ecn_echo`), Linux's recovery enters its CWR state (`recovery/linux.rs`).
+//!   segment ([`EcnSender`]). How it reduces is the sender's: the classic sender answers an
+//!   ECN-Echo once per window without retransmitting (`sender/classic/ack.rs`,
+//!   `respond_to_ecn_echo`), the Linux sender enters its CWR state (`sender/linux/ack.rs`).
 //! - The receiver echoes what it saw ([`EcnEcho`]): classically ECE on every ACK from the
 //!   first Congestion Experienced segment until a segment with CWR arrives; under DCTCP,
 //!   ECE on exactly the ACKs of CE segments, an ACK sent at once whenever the CE state

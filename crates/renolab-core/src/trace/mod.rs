@@ -9,12 +9,13 @@ pub mod pcap;
 pub mod sink;
 
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use crate::loss::LossCause;
 use crate::net::wifi::AirFrame;
 use crate::packet::{Packet, PacketKind};
 use crate::queue::QueueDrop;
-use crate::tcp::cc::CcState;
+use crate::tcp::cc::{CcState, TraceKind};
 use crate::tcp::Window;
 use crate::time::{SimDuration, SimTime};
 pub use pcap::{PcapFlow, PcapSet};
@@ -144,16 +145,19 @@ pub const DROP_CAUSE_NAMES: [&str; 8] = [
 
 /// The coded columns of the traces, `(trace, column, names of the codes in code order)`:
 /// the one table of codes, which the Python package reads through the binding to turn
-/// these columns into categoricals.
-pub const CODED_COLUMNS: &[(&str, &str, &[&str])] = &[
-    ("seq", "event", &SEQ_EVENT_NAMES),
-    ("drops", "kind", &PACKET_KIND_NAMES),
-    ("drops", "cause", &DROP_CAUSE_NAMES),
-    ("hops", "event", &HOP_EVENT_NAMES),
-    ("hops", "kind", &PACKET_KIND_NAMES),
-    // The controller's mode; code 255 (`NO_MODE`) for a controller without modes.
-    ("cc", "mode", crate::tcp::cc::CC_MODES),
-];
+/// these columns into categoricals. The `cc` trace's modes are the controllers' declared
+/// modes ([`crate::tcp::cc::cc_modes`]); code 255 ([`NO_MODE`]) for a controller without.
+pub static CODED_COLUMNS: LazyLock<Vec<(&'static str, &'static str, &'static [&'static str])>> =
+    LazyLock::new(|| {
+        vec![
+            ("seq", "event", &SEQ_EVENT_NAMES[..]),
+            ("drops", "kind", &PACKET_KIND_NAMES[..]),
+            ("drops", "cause", &DROP_CAUSE_NAMES[..]),
+            ("hops", "event", &HOP_EVENT_NAMES[..]),
+            ("hops", "kind", &PACKET_KIND_NAMES[..]),
+            ("cc", "mode", crate::tcp::cc::cc_modes()),
+        ]
+    });
 
 /// Receives trace events from the engine.
 pub trait Tracer {
@@ -239,8 +243,8 @@ impl Tracer for NoTrace {
     fn cc_changed(&mut self, _: SimTime, _: u32, _: &CcState) {}
 }
 
-/// The traces a run can record, with their record layouts (numpy dtype strings).
-pub const TRACES: &[(&str, &[(&str, &str)])] = &[
+/// The traces of fixed layout, with their record layouts (numpy dtype strings).
+const FIXED_TRACES: &[(&str, &[(&str, &str)])] = &[
     (
         "cwnd",
         &[
@@ -305,24 +309,27 @@ pub const TRACES: &[(&str, &[(&str, &str)])] = &[
             ("uid", "<u8"),
         ],
     ),
-    (
-        "cc",
-        &[
-            ("time_ns", "<u8"),
-            ("flow", "<u4"),
-            ("mode", "u1"),
-            ("btl_bw_bps", "<f8"),
-            ("min_rtt_ns", "<f8"),
-            ("pacing_gain", "<f8"),
-            ("cwnd_gain", "<f8"),
-            ("pacing_rate_bps", "<f8"),
-            ("delivery_rate_bps", "<f8"),
-            ("w_max", "<f8"),
-            ("k_ns", "<f8"),
-            ("epoch_start_ns", "<f8"),
-        ],
-    ),
 ];
+
+/// The record layout of one trace: `(field, numpy dtype)`.
+pub type Layout = &'static [(&'static str, &'static str)];
+
+/// The traces a run can record, with their record layouts (numpy dtype strings): those of
+/// fixed layout, and `cc`, whose columns after time and flow are the registered
+/// controllers' declared fields ([`crate::tcp::cc::cc_columns`]).
+pub static TRACES: LazyLock<Vec<(&'static str, Layout)>> = LazyLock::new(|| {
+    let mut cc: Vec<(&'static str, &'static str)> = vec![("time_ns", "<u8"), ("flow", "<u4")];
+    cc.extend(crate::tcp::cc::cc_columns().iter().map(|f| {
+        let dtype = match f.kind {
+            TraceKind::Mode => "u1",
+            TraceKind::Number => "<f8",
+        };
+        (f.name, dtype)
+    }));
+    let mut traces: Vec<(&'static str, Layout)> = FIXED_TRACES.to_vec();
+    traces.push(("cc", Vec::leak(cc)));
+    traces
+});
 
 /// The record layout of trace `name`, if there is such a trace.
 pub fn layout(name: &str) -> Option<&'static [(&'static str, &'static str)]> {
@@ -599,22 +606,18 @@ impl Tracer for Recorder {
 
     fn cc_changed(&mut self, now: SimTime, flow: u32, c: &CcState) {
         if let Some(s) = &mut self.cc {
-            let nan = f64::NAN;
-            s.push(
-                Record::new()
+            // Time, flow, and at most MAX_CC_COLUMNS of 8 bytes.
+            let mut record =
+                sink::RecordOf::<{ 12 + 8 * crate::tcp::cc::registry::MAX_CC_COLUMNS }>::new()
                     .u64(now.0)
-                    .u32(flow)
-                    .u8(c.mode.unwrap_or(NO_MODE))
-                    .f64(c.btl_bw_bps.unwrap_or(nan))
-                    .f64(c.min_rtt.map_or(nan, |d| d.as_nanos() as f64))
-                    .f64(c.pacing_gain.unwrap_or(nan))
-                    .f64(c.cwnd_gain.unwrap_or(nan))
-                    .f64(c.pacing_rate_bps.unwrap_or(nan))
-                    .f64(c.delivery_rate_bps.unwrap_or(nan))
-                    .f64(c.w_max.unwrap_or(nan))
-                    .f64(c.k.map_or(nan, |d| d.as_nanos() as f64))
-                    .f64(c.epoch_start.map_or(nan, |t| t.as_nanos() as f64)),
-            );
+                    .u32(flow);
+            for (i, column) in crate::tcp::cc::cc_columns().iter().enumerate() {
+                record = match column.kind {
+                    TraceKind::Mode => record.u8(c.mode(i)),
+                    TraceKind::Number => record.f64(c.value(i)),
+                };
+            }
+            s.push(record);
         }
     }
 }
@@ -673,7 +676,7 @@ mod tests {
 
     #[test]
     fn coded_columns_are_fields_of_their_traces() {
-        for (trace, column, _) in CODED_COLUMNS {
+        for (trace, column, _) in CODED_COLUMNS.iter() {
             let (_, fields) = TRACES
                 .iter()
                 .find(|(name, _)| name == trace)

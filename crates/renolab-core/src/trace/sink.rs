@@ -16,25 +16,30 @@ use crate::time::SimTime;
 /// Bytes buffered before a streaming sink writes them out.
 const CHUNK: usize = 1 << 20;
 
-/// One record being assembled: fields appended in order, little-endian, no padding.
-pub struct Record {
-    bytes: [u8; 96],
+/// One record being assembled: fields appended in order, little-endian, no padding, in
+/// at most `N` bytes (96 holds every trace of fixed layout; the `cc` trace, whose columns
+/// come from the controllers' declarations, takes a larger one).
+pub struct RecordOf<const N: usize> {
+    bytes: [u8; N],
     len: usize,
 }
 
-impl Record {
+/// A record of a trace of fixed layout.
+pub type Record = RecordOf<96>;
+
+impl<const N: usize> RecordOf<N> {
     /// An empty record.
     #[inline]
     pub fn new() -> Self {
-        Record {
-            bytes: [0; 96],
+        RecordOf {
+            bytes: [0; N],
             len: 0,
         }
     }
     #[inline]
-    fn put<const N: usize>(mut self, b: [u8; N]) -> Self {
-        self.bytes[self.len..self.len + N].copy_from_slice(&b);
-        self.len += N;
+    fn put<const B: usize>(mut self, b: [u8; B]) -> Self {
+        self.bytes[self.len..self.len + B].copy_from_slice(&b);
+        self.len += B;
         self
     }
     /// Appends a `u8`.
@@ -59,7 +64,7 @@ impl Record {
     }
 }
 
-impl Default for Record {
+impl<const N: usize> Default for RecordOf<N> {
     fn default() -> Self {
         Self::new()
     }
@@ -143,7 +148,7 @@ impl TraceSink {
 
     /// Appends a record.
     #[inline]
-    pub fn push(&mut self, r: Record) {
+    pub fn push<const N: usize>(&mut self, r: RecordOf<N>) {
         // A record that does not match the layout would shift every later one.
         debug_assert_eq!(r.len, self.record_len, "a record of the wrong layout");
         if self.stopped.is_some() {

@@ -40,7 +40,7 @@ use pyo3::types::{PyDict, PyTuple};
 
 use renolab_core::scenario::Scenario;
 use renolab_core::tcp::cc::{
-    AckSample, Congestion, CongestionControl, ControllerFactory, CustomInit,
+    AckSample, CcEvent, Congestion, CongestionControl, ControllerFactory, CustomInit,
 };
 use renolab_core::tcp::Window;
 use renolab_core::time::{SimDuration, SimTime};
@@ -394,20 +394,9 @@ impl CongestionControl for PyController {
     fn set_ssthresh(&mut self, ssthresh: Window) {
         self.ssthresh = ssthresh.max(Window::segments(MIN_SSTHRESH_SEGMENTS));
     }
-    fn on_sent(&mut self, now: SimTime, seq: u32, retransmit: bool) {
-        self.call_values(
-            "on_sent",
-            now,
-            |h| &h.on_sent,
-            |py, conn| (conn.clone_ref(py), seq, retransmit).into_pyobject(py),
-        );
-    }
     fn on_ack_sample(&mut self, sample: &AckSample) {
         self.note_rtts(sample);
         self.call_ack("on_ack_sample", sample, |h| &h.on_ack_sample);
-    }
-    fn on_dup_ack(&mut self, now: SimTime) {
-        self.call_conn("on_dup_ack", now, |h| &h.on_dup_ack);
     }
     fn on_ack(&mut self, sample: &AckSample) {
         if sample.rate.is_none() {
@@ -426,27 +415,34 @@ impl CongestionControl for PyController {
             });
         }
     }
-    fn on_recovery_end(&mut self, now: SimTime) {
-        self.call_conn("on_recovery_end", now, |h| &h.on_recovery_end);
-    }
-    fn on_undo(&mut self, now: SimTime) {
+    fn undo_cwnd(&mut self, now: SimTime) -> Window {
         self.call_conn("on_undo", now, |h| &h.on_undo);
+        self.cwnd
     }
-    fn on_tx_start(&mut self, now: SimTime, idle: SimDuration) {
-        self.call_values(
-            "on_tx_start",
-            now,
-            |h| &h.on_tx_start,
-            |py, conn| (conn.clone_ref(py), idle.as_secs_f64()).into_pyobject(py),
-        );
-    }
-    fn on_syn_ack(&mut self, now: SimTime, rtt: SimDuration) {
-        self.call_values(
-            "on_syn_ack",
-            now,
-            |h| &h.on_syn_ack,
-            |py, conn| (conn.clone_ref(py), rtt.as_secs_f64()).into_pyobject(py),
-        );
+    /// The events, each to the hook of its name.
+    fn on_event(&mut self, now: SimTime, event: CcEvent) {
+        match event {
+            CcEvent::Sent { seq, retransmit } => self.call_values(
+                "on_sent",
+                now,
+                |h| &h.on_sent,
+                |py, conn| (conn.clone_ref(py), seq, retransmit).into_pyobject(py),
+            ),
+            CcEvent::DupAck => self.call_conn("on_dup_ack", now, |h| &h.on_dup_ack),
+            CcEvent::RecoveryEnd => self.call_conn("on_recovery_end", now, |h| &h.on_recovery_end),
+            CcEvent::TxStart { idle } => self.call_values(
+                "on_tx_start",
+                now,
+                |h| &h.on_tx_start,
+                |py, conn| (conn.clone_ref(py), idle.as_secs_f64()).into_pyobject(py),
+            ),
+            CcEvent::SynAck { rtt } => self.call_values(
+                "on_syn_ack",
+                now,
+                |h| &h.on_syn_ack,
+                |py, conn| (conn.clone_ref(py), rtt.as_secs_f64()).into_pyobject(py),
+            ),
+        }
     }
 }
 

@@ -2,9 +2,10 @@
 
 use serde_json::{json, Value};
 
-use crate::scenario::{fmt_duration, fmt_rate, FlowSpec, Start, TcpSpec, Traffic, Variant};
-use crate::tcp::cc::bbr::gain_value;
-use crate::tcp::recovery::{RecoveryKind, RetransmitGuard, TimerReset};
+use crate::scenario::{fmt_duration, fmt_rate, FlowSpec, Start, TcpSpec, Traffic};
+use crate::tcp::cc::Variant;
+use crate::tcp::recovery::newreno::HOE_SENDING;
+use crate::tcp::recovery::RecoveryKind;
 
 /// The resolved flow as JSON, every default explicit.
 pub(in crate::scenario) fn flow_json(f: &FlowSpec, nodes: &[String]) -> Value {
@@ -58,76 +59,27 @@ fn tcp_json(t: &TcpSpec) -> Value {
         options["ecn"] = json!(true);
     }
     if let RecoveryKind::NewReno(c) = s.recovery {
-        options["partial_window_deflation"] = json!(c.partial_window_deflation);
-        options["timer_reset"] = json!(match c.timer_reset {
-            TimerReset::SlowButSteady => "slow_but_steady",
-            TimerReset::Impatient => "impatient",
-        });
-        options["careful"] = match c.careful {
-            RetransmitGuard::AfterRecover => json!(true),
-            RetransmitGuard::Heuristic => json!("less"),
-            RetransmitGuard::Off => json!(false),
-        };
+        for (key, value) in c.describe() {
+            options[key] = value;
+        }
         if t.variant == Variant::Custom {
-            options["hoe_sending"] = json!(c.hoe_sending);
+            options[HOE_SENDING.name] = json!(c.hoe_sending);
         }
     }
-    match t.variant {
-        Variant::NewReno {
-            ssthresh_estimation,
-        } => {
-            options["ssthresh_estimation"] = json!(ssthresh_estimation);
-        }
-        Variant::Sack => {
-            options["sack_recovery"] = json!(match s.recovery {
-                RecoveryKind::Sack => "ns2",
-                _ => "rfc6675",
-            });
-        }
-        Variant::Vegas(c) => {
-            options["alpha"] = json!(c.alpha);
-            options["beta"] = json!(c.beta);
-            options["gamma"] = json!(c.gamma);
-        }
-        Variant::Cubic(c) => {
-            // The values the kernel arithmetic uses (0.7 is 717/1024).
-            options["beta"] = json!(c.beta_f64());
-            options["c"] = json!(c.c_f64());
-            options["fast_convergence"] = json!(c.fast_convergence);
-            options["hystart"] = json!(c.hystart.name());
-        }
-        Variant::Bbr(c) => {
-            for (key, units) in [
-                ("high_gain", c.high_gain),
-                ("drain_gain", c.drain_gain),
-                ("cwnd_gain", c.cwnd_gain),
-                ("full_bw_thresh", c.full_bw_thresh),
-                ("extra_acked_gain", c.extra_acked_gain),
-                ("lt_loss_thresh", c.lt_loss_thresh),
-            ] {
-                options[key] = json!(gain_value(units));
-            }
-            for (key, n) in [
-                ("bw_rtts", c.bw_rtts),
-                ("min_rtt_win_sec", c.min_rtt_win_sec),
-                ("probe_rtt_mode_ms", c.probe_rtt_mode_ms),
-                ("cwnd_min_target", c.cwnd_min_target),
-                ("full_bw_cnt", c.full_bw_cnt),
-                ("extra_acked_win_rtts", c.extra_acked_win_rtts),
-                ("extra_acked_max_us", c.extra_acked_max_us),
-                ("lt_intvl_min_rtts", c.lt_intvl_min_rtts),
-                ("lt_bw_max_rtts", c.lt_bw_max_rtts),
-                ("pacing_margin_percent", c.pacing_margin_percent),
-            ] {
-                options[key] = json!(n);
-            }
-        }
-        Variant::Custom => {
-            if let (Some(c), Value::Object(o)) = (&t.custom, &mut options) {
-                o.extend(c.args.iter().map(|(k, v)| (k.clone(), v.clone())));
-            }
-        }
-        Variant::Tahoe | Variant::Reno | Variant::Dctcp => {}
+    for (key, value) in t.variant.describe() {
+        options[key] = value;
+    }
+    // A legacy option naming the recovery shows the recovery resolved.
+    if let Some((option, names)) = t.variant.declaration().and_then(|d| d.recovery.alias) {
+        let shown = names
+            .iter()
+            .find(|(_, recovery)| *recovery == s.recovery.name())
+            .or(names.last())
+            .map_or("", |(value, _)| *value);
+        options[option.name] = json!(shown);
+    }
+    if let (Some(c), Value::Object(o)) = (&t.custom, &mut options) {
+        o.extend(c.args.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
     let variant = match &t.custom {
         Some(c) => c.reference.as_str(),

@@ -1,9 +1,11 @@
 //! `[[flow]]` tables: endpoints, application, TCP variant, profile and options.
 //!
-//! `variant.rs` holds the controllers' names and options, `recovery.rs` the loss recoveries',
+//! `variant.rs` reads the controllers' names and options (their declarations say what they
+//! are), `recovery.rs` the loss recoveries', `options.rs` the options every sender takes,
 //! `json.rs` the resolved form.
 
 mod json;
+mod options;
 mod recovery;
 mod variant;
 
@@ -13,9 +15,9 @@ use super::profile::{self, Profile, PROFILES};
 use super::reader::Table;
 use super::{
     fmt_duration, CustomCcSpec, FlowSpec, Names, Result, ScenarioError, Start, TcpSpec, Traffic,
-    Variant,
 };
 use crate::packet::headers::TCP_IP_HEADER_BYTES;
+use crate::tcp::cc::Variant;
 use crate::tcp::ecn::EchoMode;
 use crate::tcp::recovery::RecoveryKind;
 use crate::tcp::rtt::RtoConfig;
@@ -23,12 +25,12 @@ use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 
 pub(super) use json::flow_json;
-use recovery::{parse_recovery, parse_recovery_name, recovery_options};
+pub use options::{option_keys, option_words, options_tables_markdown, COMMON as COMMON_OPTIONS};
+use recovery::{parse_recovery, parse_recovery_name};
+pub use variant::PYTHON_VARIANT_PREFIX;
 use variant::{
-    parse_python_reference, parse_variant, parse_variant_name, python_arguments, variant_options,
-    COMMON_OPTIONS,
+    check_option_names, parse_python_reference, parse_variant, parse_variant_name, python_arguments,
 };
-pub use variant::{PYTHON_VARIANT_PREFIX, VARIANTS};
 
 /// Flow kinds.
 pub const FLOW_KINDS: &[&str] = &["tcp", "cbr"];
@@ -206,10 +208,23 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
         Some(v) if v.starts_with(PYTHON_VARIANT_PREFIX) => Some(parse_python_reference(t, v)?),
         _ => None,
     };
-    let variant_name = match custom_reference {
-        Some(_) => Variant::Custom.name(),
-        None => parse_variant_name(t)?,
+    let declaration = match custom_reference {
+        Some(_) => None,
+        None => Some(parse_variant_name(t)?),
     };
+    if let Some(d) = declaration {
+        if !d.profiles.contains(&profile.name) {
+            return Err(ScenarioError::new(
+                t.field("variant"),
+                format!(
+                    "{:?} does not run under profile {:?}; it runs under: {}",
+                    d.name,
+                    profile.name,
+                    d.profiles.join(", ")
+                ),
+            ));
+        }
+    }
     let mss = t.int("mss", 1, MAX_MSS)?.unwrap_or(profile.mss as u64) as u32;
     let header_bytes = t
         .int("header_bytes", 0, 1024)?
@@ -224,70 +239,52 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
         }
     }
     // ns-2's Vegas has its own output() and never sends a SYN (docs/ns2-behaviour.md §6).
-    let profile = if profile.name == "ns2" && variant_name == "vegas" {
-        Profile {
+    let profile = match declaration {
+        Some(d) if profile.name == "ns2" && !d.ns2_sends_syn => Profile {
             handshake: false,
             ..profile
-        }
-    } else {
-        profile
+        },
+        _ => profile,
     };
 
     let opts = t.table("options")?;
-    let recovery_name = parse_recovery_name(t, opts.as_ref(), profile, variant_name)?;
-    let sack = matches!(recovery_name, "sack" | "rfc6675" | "prr");
+    let recovery_name = parse_recovery_name(t, opts.as_ref(), profile, declaration)?;
+    let sack = crate::tcp::recovery::declaration(recovery_name).is_some_and(|r| r.uses_sack);
     let receiver = parse_receiver(t.table("receiver")?, profile, sack)?;
     let mut custom_args = serde_json::Map::new();
-    if let (Some(o), true) = (&opts, custom_reference.is_some()) {
-        custom_args = python_arguments(o, recovery_name)?;
-    } else if let Some(o) = &opts {
-        let mut allowed: Vec<&str> = COMMON_OPTIONS.to_vec();
-        for key in variant_options(variant_name)
-            .iter()
-            .chain(recovery_options(recovery_name))
-        {
-            if !allowed.contains(key) {
-                allowed.push(key);
-            }
-        }
-        for key in o.keys() {
-            if !allowed.contains(&key) {
-                let owner = VARIANTS.iter().find(|v| variant_options(v).contains(&key));
-                let why = match owner {
-                    Some(v) => format!("is an option of variant {v:?}, not {variant_name:?}"),
-                    None => "is not an option".to_string(),
-                };
-                return Err(ScenarioError::new(
-                    o.field(key),
-                    format!("{why}; options of {variant_name}: {}", allowed.join(", ")),
-                ));
-            }
-        }
+    match (&opts, declaration) {
+        (Some(o), None) => custom_args = python_arguments(o, recovery_name)?,
+        (Some(o), Some(d)) => check_option_names(o, d, recovery_name)?,
+        (None, _) => {}
     }
     let options = Options {
         table: opts.as_ref(),
         flow: t,
     };
     let sender = parse_sender(&options, profile, mss, header_bytes)?;
-    let variant = parse_variant(&options, variant_name)?;
-    let recovery = parse_recovery(&options, profile, recovery_name, variant)?;
+    let variant = match declaration {
+        Some(d) => parse_variant(&options, d)?,
+        None => Variant::Custom,
+    };
+    let recovery = parse_recovery(&options, profile, recovery_name, &variant)?;
     debug_assert_eq!(recovery.uses_sack(), receiver.sack);
     // ECN (RFC 3168): off unless asked for, as between two Linux hosts at the default
-    // net.ipv4.tcp_ecn = 2 (answer ECN, never ask for it); DCTCP always asks for it
-    // (Linux tcp_ca_needs_ecn()), and cannot do without.
+    // net.ipv4.tcp_ecn = 2 (answer ECN, never ask for it); a controller that needs it
+    // (DCTCP, Linux tcp_ca_needs_ecn()) always asks, and cannot do without.
     let ecn = options.bool("ecn")?;
-    let dctcp = variant == Variant::Dctcp;
-    if dctcp && ecn == Some(false) {
+    let needs_ecn = declaration.and_then(|d| d.needs_ecn.map(|source| (d.name, source)));
+    if let (Some((name, source)), Some(false)) = (needs_ecn, ecn) {
         return Err(ScenarioError::new(
             options.field("ecn"),
-            "must be true for variant \"dctcp\", which needs ECN (RFC 8257)",
+            format!("must be true for variant {name:?}, which needs ECN ({source})"),
         ));
     }
-    let ecn = ecn.unwrap_or(dctcp);
-    // Linux paces BBR flows whatever the qdisc (`SK_PACING_NEEDED`).
+    let needs_ecn = needs_ecn.is_some();
+    let ecn = ecn.unwrap_or(needs_ecn);
+    // Linux paces some controllers' flows whatever the qdisc (`SK_PACING_NEEDED`: BBR).
     let pacing = options
         .bool("pacing")?
-        .unwrap_or(matches!(variant, Variant::Bbr(_)));
+        .unwrap_or(declaration.is_some_and(|d| d.paces));
     let sender = SenderConfig {
         recovery,
         ecn,
@@ -295,7 +292,7 @@ fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
         ..sender
     };
     let receiver = ReceiverConfig {
-        ecn: match (ecn, dctcp) {
+        ecn: match (ecn, needs_ecn) {
             (false, _) => EchoMode::Off,
             (true, false) => EchoMode::Rfc3168,
             (true, true) => EchoMode::Dctcp,

@@ -1,130 +1,108 @@
-//! The `recovery` of a flow: which loss recovery it runs (explicit, implied by an old
-//! spelling, or the variant's default under the profile) and that recovery's options.
-
-use serde_json::Value;
+//! The `recovery` of a flow: which loss recovery it runs (explicit, implied by the
+//! controller's legacy option, or the controller's default under the profile, as its
+//! declaration says) and that recovery's options.
 
 use super::Options;
 use crate::scenario::profile::Profile;
 use crate::scenario::reader::Table;
-use crate::scenario::{Result, ScenarioError, Variant};
-use crate::tcp::recovery::{NewRenoConfig, RecoveryKind, RetransmitGuard, TimerReset, RECOVERIES};
+use crate::scenario::{Result, ScenarioError};
+use crate::tcp::cc::{Declaration, Variant};
+use crate::tcp::recovery::newreno::HOE_SENDING;
+use crate::tcp::recovery::{NewRenoConfig, RecoveryKind, RECOVERIES};
 
-/// Options of NewReno's loss recovery, whatever the variant.
-pub(super) const NEWRENO_RECOVERY_OPTIONS: &[&str] =
-    &["partial_window_deflation", "timer_reset", "careful"];
-
-pub(super) fn recovery_options(recovery: &str) -> &'static [&'static str] {
-    match recovery {
-        "newreno" => NEWRENO_RECOVERY_OPTIONS,
-        _ => &[],
-    }
-}
-
-/// The recovery the flow asks for: `recovery = ...`, else the old `options.sack_recovery`
-/// of variant sack, else the variant's default under the profile.
+/// The recovery the flow asks for: `recovery = ...`, else the controller's legacy option
+/// naming it (`options.sack_recovery`), else the controller's default under the profile.
+/// `variant` is `None` for a controller from outside the crate.
 pub(super) fn parse_recovery_name(
     t: &Table<'_>,
     opts: Option<&Table<'_>>,
     profile: Profile,
-    variant: &str,
+    variant: Option<&Declaration>,
 ) -> Result<&'static str> {
-    let explicit = t.choice("recovery", RECOVERIES)?;
-    let legacy = match (variant, opts) {
-        ("sack", Some(o)) => o.choice("sack_recovery", &["ns2", "rfc6675"])?,
+    let explicit = t.choice("recovery", &RECOVERIES)?;
+    let rule = variant.map(|d| d.recovery);
+    let legacy = match (rule.and_then(|r| r.alias), opts) {
+        (Some((option, names)), Some(o)) => {
+            let values: Vec<&str> = names.iter().map(|(v, _)| *v).collect();
+            let value = o.choice(option.name, &values)?;
+            value.and_then(|v| names.iter().find(|(x, _)| *x == v).map(|(_, r)| *r))
+        }
         _ => None,
-    }
-    .map(|m| if m == "ns2" { "sack" } else { "rfc6675" });
-    let sack_default = if profile.name == "ns2" {
-        "sack"
-    } else {
-        "rfc6675"
     };
     let name = match (explicit, legacy) {
         (Some(r), Some(l)) if r != l => {
+            let option = rule.and_then(|r| r.alias).map_or("", |(o, _)| o.name);
             return Err(ScenarioError::new(
                 t.field("recovery"),
-                format!(
-                    "{r:?} contradicts options.sack_recovery (recovery {l:?}); give one of them"
-                ),
-            ))
+                format!("{r:?} contradicts options.{option} (recovery {l:?}); give one of them"),
+            ));
         }
         (Some(r), _) => r,
         (None, Some(l)) => l,
-        (None, None) => match variant {
-            "tahoe" => "tahoe",
-            "newreno" => "newreno",
-            "vegas" => "reno",
-            // BBR needs Linux's loss recovery, whatever the profile.
-            "bbr" => "prr",
-            // A Linux host recovers with SACK, RACK-TLP and PRR.
-            _ if profile.name == "linux" => "prr",
-            // CUBIC runs with SACK, as Linux does.
-            "sack" | "cubic" => sack_default,
-            _ => "reno",
-        },
+        // A Python controller recovers as Reno's window arithmetic would.
+        (None, None) => rule.map_or(
+            crate::tcp::cc::DefaultRecovery::Reno.under(profile.name),
+            |r| r.default.under(profile.name),
+        ),
     };
     let name = RECOVERIES
         .iter()
         .copied()
         .find(|r| *r == name)
         .expect("a listed recovery");
-    if variant == "bbr" && name != "prr" {
-        return Err(ScenarioError::new(
-            t.field("recovery"),
-            format!("{name:?} cannot run BBR; variant \"bbr\" takes recovery \"prr\" (Linux's loss recovery, whose cong_control hook BBR replaces PRR with)"),
-        ));
-    }
-    if variant == "sack" && !matches!(name, "sack" | "rfc6675" | "prr") {
-        return Err(ScenarioError::new(
-            t.field("recovery"),
-            format!("{name:?} does not use SACK; variant \"sack\" takes recovery \"sack\", \"rfc6675\" or \"prr\""),
-        ));
+    if let (Some(d), Some(needs)) = (variant, rule.and_then(|r| r.requires)) {
+        if !needs.recoveries.contains(&name) {
+            return Err(ScenarioError::new(
+                t.field("recovery"),
+                format!(
+                    "{name:?} {}; variant {:?} takes recovery {}{}",
+                    needs.refusal,
+                    d.name,
+                    one_of(needs.recoveries),
+                    needs.why
+                ),
+            ));
+        }
     }
     Ok(name)
 }
 
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+fn one_of(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.join(""),
+    }
+}
+
+/// The recovery called `name` with its options; NewReno's `hoe_sending` comes from the
+/// controller's option that sets it (its declaration says which), or, for a Python
+/// controller, from the option itself.
 pub(super) fn parse_recovery(
     o: &Options<'_, '_>,
     profile: Profile,
     name: &str,
-    variant: Variant,
+    variant: &Variant,
 ) -> Result<RecoveryKind> {
     Ok(match name {
         "tahoe" => RecoveryKind::Tahoe,
         "reno" => RecoveryKind::Reno,
         "newreno" => {
-            let defaults = NewRenoConfig::default();
-            let timer_reset = match o.choice("timer_reset", &["slow_but_steady", "impatient"])? {
-                Some("impatient") => TimerReset::Impatient,
-                Some(_) => TimerReset::SlowButSteady,
-                None => defaults.timer_reset,
-            };
-            let careful = match o.table.and_then(|t| t.get("careful")) {
-                None => RetransmitGuard::AfterRecover,
-                Some(Value::Bool(true)) => RetransmitGuard::AfterRecover,
-                Some(Value::Bool(false)) => RetransmitGuard::Off,
-                Some(Value::String(s)) if s == "less" => RetransmitGuard::Heuristic,
-                Some(v) => {
-                    return Err(ScenarioError::new(
-                        o.field("careful"),
-                        format!("{v} is not allowed; use true (RFC 6582), \"less\" (§4.1 heuristic) or false"),
-                    ))
-                }
-            };
-            RecoveryKind::NewReno(NewRenoConfig {
-                partial_window_deflation: o
-                    .bool("partial_window_deflation")?
-                    .unwrap_or(profile.partial_window_deflation),
-                timer_reset,
-                careful,
-                hoe_sending: match variant {
-                    Variant::NewReno {
-                        ssthresh_estimation,
-                    } => ssthresh_estimation,
-                    Variant::Custom => o.bool("hoe_sending")?.unwrap_or(false),
+            let hoe_sending = match variant.declaration() {
+                None => o.bool(HOE_SENDING.name)?.unwrap_or(false),
+                Some(d) => match d.recovery.sets_recovery_option {
+                    Some((option, set)) if set == HOE_SENDING.name => {
+                        o.bool(option.name)?.unwrap_or(false)
+                    }
                     _ => false,
                 },
-            })
+            };
+            RecoveryKind::NewReno(NewRenoConfig::configure(
+                o,
+                profile.partial_window_deflation,
+                hoe_sending,
+            )?)
         }
         "sack" => RecoveryKind::Sack,
         "rfc6675" => RecoveryKind::Rfc6675,

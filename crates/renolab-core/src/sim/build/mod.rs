@@ -10,11 +10,9 @@ use super::endpoints::{Endpoints, Flow, TcpEndpoints};
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::TimerSlot;
 use crate::rng::RngStream;
-use crate::scenario::{FlowSpec, Start, TcpSpec, Traffic, Variant};
-use crate::tcp::cc::{
-    Bbr, Cc, ControllerFactory, Cubic, Custom, CustomInit, Dctcp, Growth, NewReno, Reno, Vegas,
-};
-use crate::tcp::{Dialect, TcpReceiver, TcpSender, Transfer};
+use crate::scenario::{FlowSpec, Start, TcpSpec, Traffic};
+use crate::tcp::cc::{BuildContext, Cc, ControllerFactory, Custom, CustomInit};
+use crate::tcp::{TcpReceiver, TcpSender, Transfer};
 use crate::time::{SimDuration, SimTime};
 
 /// The flow of `spec` (flow number `index`), with its start time drawn if it is random;
@@ -79,47 +77,21 @@ fn tcp_endpoints(t: &TcpSpec, custom: Option<Cc>, rng: &mut RngStream) -> TcpEnd
         mss: t.mss,
         bytes: t.bytes,
     };
-    let (iw, ssthresh) = (t.sender.initial_window, t.sender.initial_ssthresh);
-    // ns-2 keeps the fraction of W/2 after a fast retransmit (precisionReduce_).
-    let keep_fraction = t.sender.dialect == Dialect::Ns2;
-    // A Linux host grows its window by segments acknowledged (tcp_reno_cong_avoid()).
-    let growth = match t.sender.dialect {
-        Dialect::Linux => Growth::Linux,
-        Dialect::Rfc | Dialect::Ns2 => Growth::PerAck,
+    let mut flow = BuildContext {
+        initial_window: t.sender.initial_window,
+        initial_ssthresh: t.sender.initial_ssthresh,
+        mss: t.mss,
+        header_bytes: t.sender.header_bytes,
+        receiver_window: t.sender.receiver_window,
+        dialect: t.sender.dialect,
+        rng: &mut *rng,
     };
-    let cc = match t.variant {
-        // Tahoe and SACK are Reno's window arithmetic; what differs is loss recovery's.
-        Variant::Tahoe | Variant::Reno | Variant::Sack => {
-            Cc::Reno(Reno::new(iw, ssthresh, keep_fraction).with_growth(growth))
-        }
-        Variant::NewReno {
-            ssthresh_estimation,
-        } => Cc::NewReno(
-            NewReno::new(iw, ssthresh, ssthresh_estimation, keep_fraction).with_growth(growth),
-        ),
-        Variant::Vegas(c) => {
-            let mut vegas = Vegas::new(iw, ssthresh, c);
-            if t.sender.dialect == Dialect::Ns2 {
-                // ns-2's per-segment ring of `window_` records (docs/ns2-behaviour.md §6).
-                vegas.reproduce_ns2_artefacts(t.sender.receiver_window);
-            }
-            Cc::Vegas(vegas)
-        }
-        Variant::Dctcp => Cc::Dctcp(Dctcp::new(
-            Reno::new(iw, ssthresh, keep_fraction).with_growth(growth),
-        )),
-        // Linux's slow start counts segments; the RFC senders' count ACKs.
-        Variant::Cubic(c) => Cc::Cubic(Cubic::new(iw, ssthresh, t.mss, c).with_growth(growth)),
-        // ProbeBW's random phases come from a stream of the flow's own.
-        Variant::Bbr(c) => Cc::Bbr(Box::new(Bbr::new(
-            c,
-            iw,
-            t.mss,
-            t.sender.header_bytes,
-            rng.split(),
-        ))),
-        Variant::Custom => custom.expect("a custom variant comes with its controller"),
-    };
+    // The controller's configuration is its factory (a custom one comes built).
+    let cc = t
+        .variant
+        .build(&mut flow)
+        .or(custom)
+        .expect("a custom variant comes with its controller");
     // The phase of ns-2's RTT tick clock (its random `boot_time_`): given, or drawn from
     // the flow's own stream.
     let tick = t.sender.rto.granularity.as_nanos();

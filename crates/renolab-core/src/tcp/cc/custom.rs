@@ -13,10 +13,10 @@
 //! `SimulationError` that way. The simulation is then dropped half-way, which is safe: it
 //! holds nothing outside itself.
 
-use super::{AckSample, Congestion, CongestionControl};
+use super::{AckSample, CcEvent, Congestion, CongestionControl};
 use crate::tcp::config::Dialect;
 use crate::tcp::window::Window;
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimTime;
 use crate::units::BitsPerSec;
 
 /// What a custom controller starts from: the flow's settings as the scenario resolved them.
@@ -122,18 +122,13 @@ impl CongestionControl for Custom {
     }
     #[cold]
     #[inline(never)]
-    fn on_sent(&mut self, now: SimTime, seq: u32, retransmit: bool) {
-        self.0.on_sent(now, seq, retransmit)
+    fn on_event(&mut self, now: SimTime, event: CcEvent) {
+        self.0.on_event(now, event)
     }
     #[cold]
     #[inline(never)]
     fn on_ack_sample(&mut self, sample: &AckSample) {
         self.0.on_ack_sample(sample)
-    }
-    #[cold]
-    #[inline(never)]
-    fn on_dup_ack(&mut self, now: SimTime) {
-        self.0.on_dup_ack(now)
     }
     #[cold]
     #[inline(never)]
@@ -147,28 +142,8 @@ impl CongestionControl for Custom {
     }
     #[cold]
     #[inline(never)]
-    fn on_recovery_end(&mut self, now: SimTime) {
-        self.0.on_recovery_end(now)
-    }
-    #[cold]
-    #[inline(never)]
-    fn on_undo(&mut self, now: SimTime) {
-        self.0.on_undo(now)
-    }
-    #[cold]
-    #[inline(never)]
-    fn on_tx_start(&mut self, now: SimTime, idle: SimDuration) {
-        self.0.on_tx_start(now, idle)
-    }
-    #[cold]
-    #[inline(never)]
-    fn retransmit_due(&mut self, now: SimTime, seq: u32, dupacks: u32) -> bool {
-        self.0.retransmit_due(now, seq, dupacks)
-    }
-    #[cold]
-    #[inline(never)]
-    fn on_syn_ack(&mut self, now: SimTime, rtt: SimDuration) {
-        self.0.on_syn_ack(now, rtt)
+    fn undo_cwnd(&mut self, now: SimTime) -> Window {
+        self.0.undo_cwnd(now)
     }
 }
 

@@ -15,7 +15,14 @@
 //! The receiver's exact echo is in [`crate::tcp::ecn`]; the once-per-window rule is the
 //! sender's (its CWR state under Linux recovery, RFC 3168's rule on the classic path).
 
-use super::{AckSample, Congestion, CongestionControl, Reno};
+use serde_json::Value;
+
+use super::declare::ALL_PROFILES;
+use super::reno::for_flow;
+use super::{
+    AckSample, BuildContext, Cc, Congestion, CongestionControl, Declaration, Declared,
+    DefaultRecovery, OptionError, OptionReader, RecoveryRule, Reno,
+};
 use crate::tcp::window::Window;
 use crate::time::SimTime;
 
@@ -129,12 +136,39 @@ impl CongestionControl for Dctcp {
         }
     }
 
-    fn on_undo(&mut self, now: SimTime) {
-        self.reno.on_undo(now);
+    fn undo_cwnd(&mut self, now: SimTime) -> Window {
+        self.reno.undo_cwnd(now)
     }
+}
 
-    fn needs_ecn(&self) -> bool {
-        true
+/// `variant = "dctcp"`: no options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DctcpConfig;
+
+impl Declared for DctcpConfig {
+    const DECLARATION: &'static Declaration = &Declaration {
+        name: "dctcp",
+        summary: "DCTCP (RFC 8257) as Linux's `tcp_dctcp.c`: Reno's growth, an ECN-Echo cuts \
+                  the window by alpha/2",
+        options: &[],
+        trace: &[],
+        modes: &[],
+        profiles: ALL_PROFILES,
+        recovery: RecoveryRule::any(DefaultRecovery::Reno),
+        // DCTCP always asks for ECN (Linux tcp_ca_needs_ecn()), and cannot do without.
+        needs_ecn: Some("RFC 8257"),
+        paces: false,
+        cong_control: false,
+        ns2_sends_syn: true,
+    };
+    fn configure(_: &dyn OptionReader) -> Result<Self, OptionError> {
+        Ok(DctcpConfig)
+    }
+    fn describe(&self) -> Vec<(&'static str, Value)> {
+        Vec::new()
+    }
+    fn build(&self, flow: &mut BuildContext<'_>) -> Cc {
+        Cc::Dctcp(Dctcp::new(for_flow(flow)))
     }
 }
 

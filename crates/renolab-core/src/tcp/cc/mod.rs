@@ -1,12 +1,13 @@
-//! Congestion control: one small trait, one file per variant, one closed enum for dispatch.
+//! Congestion control: one small trait, one file per controller, one registry.
 //!
-//! The sender ([`crate::tcp::sender`]) owns the shared machinery: duplicate-ACK counting, the
+//! A sender ([`crate::tcp::sender`]) owns the shared machinery: duplicate-ACK counting, the
 //! retransmission timer, Karn's rule, the SACK scoreboard, RTT and delivery-rate sampling.
 //! It calls these hooks with events it has already classified and measured. A controller
 //! decides how `cwnd` and `ssthresh` move (and, optionally, a pacing rate). How the window
 //! behaves while a loss is repaired (Reno's inflation, NewReno's partial ACKs, SACK's pipe,
-//! PRR) is the second axis, [`crate::tcp::recovery`], as ns-3 splits `TcpCongestionOps`
-//! from `TcpRecoveryOps` and Linux `tcp_cong_avoid()` from `tcp_cwnd_reduction()`.
+//! PRR) is the second axis, [`crate::tcp::recovery`] and the Linux sender's PRR, as ns-3
+//! splits `TcpCongestionOps` from `TcpRecoveryOps` and Linux `tcp_cong_avoid()` from
+//! `tcp_cwnd_reduction()`. A controller never sees a recovery.
 //!
 //! The order of calls on one ACK, as Linux's `tcp_ack()` makes them:
 //! 1. [`CongestionControl::on_ack_sample`] for every ACK that acknowledges or SACKs data
@@ -15,37 +16,86 @@
 //! 3. outside loss recovery, for an ACK of new data, [`CongestionControl::on_ack`] (Linux's
 //!    `cong_avoid`): the window grows.
 //!
+//! Other events reach [`CongestionControl::on_event`] ([`CcEvent`], as Linux's
+//! `cwnd_event` and `set_state`): each segment sent, duplicate ACKs, the SYN-ACK, the end of
+//! a recovery, the first send after idle.
+//!
 //! A controller that models the path (BBR) sets the window itself on every ACK, in and out of
-//! loss recovery, as Linux's `cong_control` hook does: it answers true to
-//! [`CongestionControl::controls_window`], and Linux's loss recovery then calls
-//! [`CongestionControl::cong_control`] in place of step 3 and of PRR's reduction, and leaves
-//! the window alone when a reduction ends (Linux `tcp_end_cwnd_reduction()`) and after idle
-//! (`tcp_slow_start_after_idle_check()`).
-//! A controller from outside the crate (a Python class) is the [`Cc::Custom`] arm
-//! ([`custom`]).
+//! loss recovery, as Linux's `cong_control` hook does: its declaration says so
+//! ([`Declaration::cong_control`]), and the Linux sender then calls
+//! [`CongestionControl::cong_control`] in place of step 3 and of PRR's reduction, and
+//! leaves the window alone when a reduction ends (Linux `tcp_end_cwnd_reduction()`) and
+//! after idle (`tcp_slow_start_after_idle_check()`).
+//!
+//! **A controller is one file** (or folder): its type implements [`CongestionControl`],
+//! its configuration implements [`Declared`] with its [`Declaration`] (name, options, trace
+//! fields, profiles, recovery), and one line in the registry below adds it
+//! (docs/architecture.md, "Where a new thing goes"). A controller from outside the crate (a
+//! Python class) is the [`Cc::Custom`] arm ([`custom`]).
 
 pub mod bbr;
 mod cubic;
 pub mod custom;
 mod dctcp;
+pub mod declare;
 mod hystart;
 mod newreno;
+pub mod registry;
 mod reno;
+mod sack;
+mod tahoe;
+#[cfg(test)]
+mod toy;
 mod vegas;
 
 pub use bbr::{Bbr, BbrConfig};
 pub use cubic::{Cubic, CubicConfig};
 pub use custom::{ControllerFactory, Custom, CustomInit, NoCustomControllers};
-pub use dctcp::Dctcp;
+pub use dctcp::{Dctcp, DctcpConfig};
+pub use declare::{
+    BuildContext, Declaration, Declared, DefaultRecovery, OptionDecl, OptionError, OptionKind,
+    OptionReader, RecoveryRule, Requirement, TraceField, TraceKind,
+};
 pub use hystart::HystartMode;
-pub use newreno::NewReno;
-pub use reno::{Growth, Reno};
+pub use newreno::{NewReno, NewRenoCcConfig};
+pub use registry::{cc_columns, cc_modes, CcState, NO_MODE};
+pub use reno::{Growth, Reno, RenoConfig};
+pub use sack::SackConfig;
+pub use tahoe::TahoeConfig;
 pub use vegas::{Vegas, VegasConfig};
 
 use crate::tcp::rate::RateSample;
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
+
+// The registry: one line per built-in controller, `Arm(Configuration => Controller)`, in
+// the order the scenario's "allowed" lists name them.
+crate::controllers! {
+    Tahoe(TahoeConfig => Reno),
+    Reno(RenoConfig => Reno),
+    NewReno(NewRenoCcConfig => NewReno),
+    Sack(SackConfig => Reno),
+    Vegas(VegasConfig => Vegas),
+    Cubic(CubicConfig => Cubic),
+    Bbr(BbrConfig => Box<Bbr>),
+    Dctcp(DctcpConfig => Dctcp),
+    #[cfg(test)]
+    Toy(toy::ToyConfig => toy::Toy),
+}
+
+impl Cc {
+    /// The controller relies on ECN (Linux `tcp_ca_needs_ecn()`).
+    pub fn needs_ecn(&self) -> bool {
+        self.declaration().is_some_and(|d| d.needs_ecn.is_some())
+    }
+
+    /// The controller sets the window itself on every ACK (Linux's `cong_control` hook).
+    #[inline]
+    pub fn controls_window(&self) -> bool {
+        self.declaration().is_some_and(|d| d.cong_control)
+    }
+}
 
 /// The congestion state the Linux sender is in (Linux `enum tcp_ca_state`), which it
 /// reports to controllers that set the window themselves ([`ConnState::ca_state`]), as Linux
@@ -188,7 +238,45 @@ impl Congestion {
     }
 }
 
-/// The hooks a congestion-control variant implements. Windows are in segments.
+/// Something that happened to the connection, besides ACKs and congestion signals (Linux's
+/// `cwnd_event()` and `set_state()`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcEvent {
+    /// Segment `seq` left (a retransmission if `retransmit`).
+    Sent {
+        /// The segment.
+        seq: u32,
+        /// It was sent before.
+        retransmit: bool,
+    },
+    /// A duplicate ACK arrived (the classic sender's).
+    DupAck,
+    /// The SYN-ACK arrived, `rtt` after the first SYN left.
+    SynAck {
+        /// Time since the first SYN.
+        rtt: SimDuration,
+    },
+    /// The loss episode ended: all that was outstanding at its start is acknowledged (the
+    /// Linux sender's; `set_state(TCP_CA_Open)`).
+    RecoveryEnd,
+    /// New data leaves while nothing is in flight (Linux `CA_EVENT_TX_START`); `idle` is the
+    /// time since the sender last sent anything.
+    TxStart {
+        /// Time since the last send.
+        idle: SimDuration,
+    },
+}
+
+/// What [`CongestionControl::cong_control`] tells the sender besides the window it set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Control {
+    /// The controller held the flight down on purpose (BBR's ProbeRTT): rate samples until
+    /// the current flight is delivered are application-limited (BBR sets Linux's
+    /// `tp->app_limited`).
+    pub app_limited: bool,
+}
+
+/// The hooks a congestion controller implements. Windows are in segments.
 pub trait CongestionControl {
     /// Current congestion window (without fast-recovery inflation).
     fn cwnd(&self) -> Window;
@@ -198,11 +286,12 @@ pub trait CongestionControl {
     fn pacing_rate(&self) -> Option<BitsPerSec> {
         None
     }
-    /// Loss recovery sets the window directly: PRR's per-ACK reductions (RFC 6937), the end
-    /// of a reduction (Linux `tcp_end_cwnd_reduction()`), NewReno's partial deflation.
+    /// Loss recovery sets the window (Linux writes `tp->snd_cwnd`): PRR's per-ACK
+    /// reductions (RFC 6937), the end of a reduction (Linux `tcp_end_cwnd_reduction()`),
+    /// Tahoe's restart from one segment.
     fn set_cwnd(&mut self, cwnd: Window);
-    /// Loss recovery restores a threshold (Linux's undo, and its RTO during recovery, which
-    /// keeps the threshold set when recovery began).
+    /// Loss recovery restores a threshold (Linux's RTO during recovery keeps the threshold
+    /// set when recovery began; its restart after idle keeps 3/4 of the window).
     fn set_ssthresh(&mut self, ssthresh: Window);
     /// Partial window deflation (RFC 6582 §3.2 step 5): take `segments` off the window,
     /// never below one segment.
@@ -210,207 +299,39 @@ pub trait CongestionControl {
         let cwnd = self.cwnd().minus(segments);
         self.set_cwnd(cwnd);
     }
-    /// Segment `seq` left at `now` (a retransmission if `retransmit`).
-    fn on_sent(&mut self, _now: SimTime, _seq: u32, _retransmit: bool) {}
+    /// Something happened to the connection (see [`CcEvent`]).
+    fn on_event(&mut self, _now: SimTime, _event: CcEvent) {}
     /// An ACK that acknowledged or SACKed data, in or out of recovery, before the sender
     /// acts on it (Linux `pkts_acked`).
     fn on_ack_sample(&mut self, _sample: &AckSample) {}
-    /// A duplicate ACK arrived at `now`.
-    fn on_dup_ack(&mut self, _now: SimTime) {}
     /// An ACK of new data outside loss recovery: grow the window (Linux `cong_avoid`).
     fn on_ack(&mut self, sample: &AckSample);
     /// A congestion signal at `now`. `window` is what a halving halves: the flight size
     /// (RFC 5681 §3.1 eq. 4), ns-2's `windowd()` = min(cwnd, receiver window), or Linux's
-    /// cwnd. The controller sets ssthresh and the window the episode starts from; loss
-    /// recovery may then inflate it (Reno) or reduce towards ssthresh gradually (PRR).
+    /// cwnd. The controller sets ssthresh and the window the episode starts from (Linux's
+    /// `ssthresh()` and the reduction it starts); loss recovery may then inflate it (Reno)
+    /// or reduce towards ssthresh gradually (PRR).
     fn on_congestion(&mut self, now: SimTime, event: Congestion, window: Window);
-    /// The loss episode ended (all that was outstanding at its start is acknowledged).
-    fn on_recovery_end(&mut self, _now: SimTime) {}
-    /// The last reduction was spurious: restore the window it took (Linux `undo_cwnd`).
-    fn on_undo(&mut self, _now: SimTime) {}
-    /// New data leaves while nothing is in flight (Linux `CA_EVENT_TX_START`); `idle` is
-    /// the time since the sender last sent anything.
-    fn on_tx_start(&mut self, _now: SimTime, _idle: SimDuration) {}
-    /// The controller's own loss detection (Vegas's fine-grained timer): should segment
-    /// `seq` (the first unacknowledged) be retransmitted at once? Asked on each new ACK
-    /// (`dupacks == 0`) and on each duplicate ACK below the threshold.
-    fn retransmit_due(&mut self, _now: SimTime, _seq: u32, _dupacks: u32) -> bool {
-        false
+    /// The last reduction was spurious (Linux `undo_cwnd`): the window to restore. The
+    /// controller may forget what the reduction taught it; it does not set the window.
+    fn undo_cwnd(&mut self, _now: SimTime) -> Window {
+        self.cwnd()
     }
-    /// The SYN-ACK arrived, `rtt` after the first SYN left.
-    fn on_syn_ack(&mut self, _now: SimTime, _rtt: SimDuration) {}
-    /// True for a controller that sets the window itself on every ACK, in and out of loss
-    /// recovery (Linux's `cong_control` hook): see the module documentation.
-    fn controls_window(&self) -> bool {
-        false
-    }
-    /// Every ACK while data is outstanding, once loss recovery has classified it and the
+    /// Every ACK while data is outstanding, once the Linux sender has classified it and the
     /// rate sample is complete (Linux `tcp_cong_control()` calling `cong_control`); only
-    /// for controllers that [`CongestionControl::controls_window`].
-    fn cong_control(&mut self, _sample: &AckSample) {}
-    /// The last [`CongestionControl::cong_control`] held the flight down on purpose (BBR's
-    /// ProbeRTT): rate samples until the current flight is delivered are
-    /// application-limited (BBR sets Linux's `tp->app_limited`).
-    fn marks_app_limited(&self) -> bool {
-        false
+    /// for a controller whose declaration says [`Declaration::cong_control`].
+    fn cong_control(&mut self, _sample: &AckSample) -> Control {
+        Control::default()
     }
-    /// The controller relies on ECN (Linux `tcp_ca_needs_ecn()`): DCTCP.
-    fn needs_ecn(&self) -> bool {
-        false
-    }
-    /// The controller's state for the `cc` trace (nothing for a controller with no more
-    /// state than its window, which the `cwnd` trace records).
-    fn cc_state(&self) -> CcState {
-        CcState::default()
-    }
-}
-
-/// Modes a controller reports in the `cc` trace (the `mode` column), by code.
-pub const CC_MODES: &[&str] = &["startup", "drain", "probe_bw", "probe_rtt"];
-
-/// A controller's state as the `cc` trace records it: one column per value, empty where a
-/// controller has no such value. Rates in bits per second of payload.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct CcState {
-    /// The controller's mode, an index into [`CC_MODES`].
-    pub mode: Option<u8>,
-    /// BBR: the bottleneck-bandwidth estimate (`bbr_bw()`), bit/s.
-    pub btl_bw_bps: Option<f64>,
-    /// BBR: the min-RTT estimate.
-    pub min_rtt: Option<SimDuration>,
-    /// BBR: the pacing gain.
-    pub pacing_gain: Option<f64>,
-    /// BBR: the cwnd gain.
-    pub cwnd_gain: Option<f64>,
-    /// The pacing rate the controller asks for, bit/s.
-    pub pacing_rate_bps: Option<f64>,
-    /// The last delivery-rate sample the controller took (BBR: the valid samples that feed
-    /// its bandwidth filter), bit/s.
-    pub delivery_rate_bps: Option<f64>,
-    /// CUBIC: `W_max`, the window at the last congestion event, segments.
-    pub w_max: Option<f64>,
-    /// CUBIC: `K`, the time from the epoch's start to the curve's plateau.
-    pub k: Option<SimDuration>,
-    /// CUBIC: when the current congestion-avoidance epoch began (to the kernel's jiffy).
-    pub epoch_start: Option<SimTime>,
+    /// The values of the controller's `cc` trace fields ([`Declaration::trace`]), in their
+    /// order, into `values` (as long as that list, NaN for none; a mode as its index in
+    /// [`Declaration::modes`]). Nothing for a controller with no more state than its
+    /// window, which the `cwnd` trace records.
+    fn trace(&self, _values: &mut [f64]) {}
 }
 
 /// RFC 5681 §3.1 eq. 4 (and ns-2's `slowdown(CLOSE_SSTHRESH_HALF)`): half the window, in
 /// whole segments, at least two.
 pub fn halved_ssthresh(window: Window) -> Window {
     Window::segments((window.half().whole()).max(2))
-}
-
-/// The variants, stored inline in each sender; every method is a `match`, no vtable (but
-/// for the custom controller's own calls). Not `Clone`: a custom controller (a Python
-/// object) has no meaningful copy.
-#[derive(Debug)]
-pub enum Cc {
-    /// Reno (also the window arithmetic of Tahoe and SACK, whose differences are loss
-    /// recovery's).
-    Reno(Reno),
-    /// NewReno, with Hoe's start-up threshold estimate.
-    NewReno(NewReno),
-    /// Vegas.
-    Vegas(Vegas),
-    /// DCTCP (RFC 8257).
-    Dctcp(Dctcp),
-    /// CUBIC, as Linux runs it, with HyStart or HyStart++.
-    Cubic(Cubic),
-    /// BBR v1, as Linux's `tcp_bbr.c` (boxed: its model is twice the size of the other
-    /// controllers, which stay inline).
-    Bbr(Box<Bbr>),
-    /// A controller from outside the crate ([`custom`]), off the built-ins' path.
-    Custom(Custom),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            Cc::Reno($c) => $e,
-            Cc::NewReno($c) => $e,
-            Cc::Vegas($c) => $e,
-            Cc::Dctcp($c) => $e,
-            Cc::Cubic($c) => $e,
-            Cc::Bbr($c) => $e,
-            Cc::Custom($c) => $e,
-        }
-    };
-}
-
-impl CongestionControl for Cc {
-    #[inline]
-    fn cwnd(&self) -> Window {
-        dispatch!(self, c => c.cwnd())
-    }
-    #[inline]
-    fn ssthresh(&self) -> Window {
-        dispatch!(self, c => c.ssthresh())
-    }
-    #[inline]
-    fn pacing_rate(&self) -> Option<BitsPerSec> {
-        dispatch!(self, c => c.pacing_rate())
-    }
-    fn set_cwnd(&mut self, cwnd: Window) {
-        dispatch!(self, c => c.set_cwnd(cwnd))
-    }
-    fn set_ssthresh(&mut self, ssthresh: Window) {
-        dispatch!(self, c => c.set_ssthresh(ssthresh))
-    }
-    fn deflate(&mut self, segments: u32) {
-        dispatch!(self, c => c.deflate(segments))
-    }
-    #[inline]
-    fn on_sent(&mut self, now: SimTime, seq: u32, retransmit: bool) {
-        dispatch!(self, c => c.on_sent(now, seq, retransmit))
-    }
-    #[inline]
-    fn on_ack_sample(&mut self, sample: &AckSample) {
-        dispatch!(self, c => c.on_ack_sample(sample))
-    }
-    #[inline]
-    fn on_dup_ack(&mut self, now: SimTime) {
-        dispatch!(self, c => c.on_dup_ack(now))
-    }
-    #[inline]
-    fn on_ack(&mut self, sample: &AckSample) {
-        dispatch!(self, c => c.on_ack(sample))
-    }
-    fn on_congestion(&mut self, now: SimTime, event: Congestion, window: Window) {
-        dispatch!(self, c => c.on_congestion(now, event, window))
-    }
-    fn on_recovery_end(&mut self, now: SimTime) {
-        dispatch!(self, c => c.on_recovery_end(now))
-    }
-    fn on_undo(&mut self, now: SimTime) {
-        dispatch!(self, c => c.on_undo(now))
-    }
-    fn on_tx_start(&mut self, now: SimTime, idle: SimDuration) {
-        dispatch!(self, c => c.on_tx_start(now, idle))
-    }
-    #[inline]
-    fn retransmit_due(&mut self, now: SimTime, seq: u32, dupacks: u32) -> bool {
-        dispatch!(self, c => c.retransmit_due(now, seq, dupacks))
-    }
-    fn on_syn_ack(&mut self, now: SimTime, rtt: SimDuration) {
-        dispatch!(self, c => c.on_syn_ack(now, rtt))
-    }
-    #[inline]
-    fn controls_window(&self) -> bool {
-        dispatch!(self, c => c.controls_window())
-    }
-    #[inline]
-    fn cong_control(&mut self, sample: &AckSample) {
-        dispatch!(self, c => c.cong_control(sample))
-    }
-    #[inline]
-    fn marks_app_limited(&self) -> bool {
-        dispatch!(self, c => c.marks_app_limited())
-    }
-    fn cc_state(&self) -> CcState {
-        dispatch!(self, c => c.cc_state())
-    }
-    fn needs_ecn(&self) -> bool {
-        dispatch!(self, c => c.needs_ecn())
-    }
 }

@@ -2,9 +2,69 @@
 //! ssthresh (ns-2's `newreno_changes_`). NewReno's partial-ACK handling (RFC 6582) is loss
 //! recovery's, [`crate::tcp::recovery::newreno`].
 
-use super::{AckSample, Congestion, CongestionControl, Reno};
+use serde_json::{json, Value};
+
+use super::declare::ALL_PROFILES;
+use super::reno::for_flow;
+use super::{
+    AckSample, BuildContext, Cc, CcEvent, Congestion, CongestionControl, Declaration, Declared,
+    DefaultRecovery, OptionDecl, OptionError, OptionKind, OptionReader, RecoveryRule, Reno,
+};
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
+
+/// `ssthresh_estimation`: Hoe's start-up threshold, and ns-2's recovery with it.
+pub const SSTHRESH_ESTIMATION: OptionDecl = OptionDecl {
+    name: "ssthresh_estimation",
+    kind: OptionKind::Bool,
+    default: "`false`",
+    doc: "Hoe's start-up ssthresh from the first RTT and the spacing of ACKs 2 and 3; with \
+          NewReno's recovery, also ns-2's sending in recovery (`hoe_sending`)",
+    source: "ns-2 `newreno_changes_ = 1`",
+};
+
+/// `variant = "newreno"`'s options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NewRenoCcConfig {
+    /// Hoe's start-up ssthresh estimate (ns-2 `newreno_changes_ = 1`).
+    pub ssthresh_estimation: bool,
+}
+
+impl Declared for NewRenoCcConfig {
+    const DECLARATION: &'static Declaration = &Declaration {
+        name: "newreno",
+        summary: "Reno's window arithmetic with Hoe's start-up threshold; RFC 6582's \
+                  NewReno recovery by default",
+        options: &[&SSTHRESH_ESTIMATION],
+        trace: &[],
+        modes: &[],
+        profiles: ALL_PROFILES,
+        recovery: RecoveryRule {
+            sets_recovery_option: Some((&SSTHRESH_ESTIMATION, "hoe_sending")),
+            ..RecoveryRule::any(DefaultRecovery::Always("newreno"))
+        },
+        needs_ecn: None,
+        paces: false,
+        cong_control: false,
+        ns2_sends_syn: true,
+    };
+    fn configure(options: &dyn OptionReader) -> Result<Self, OptionError> {
+        Ok(NewRenoCcConfig {
+            ssthresh_estimation: options.bool(&SSTHRESH_ESTIMATION)?.unwrap_or(false),
+        })
+    }
+    fn describe(&self) -> Vec<(&'static str, Value)> {
+        vec![(SSTHRESH_ESTIMATION.name, json!(self.ssthresh_estimation))]
+    }
+    fn build(&self, flow: &mut BuildContext<'_>) -> Cc {
+        let reno = for_flow(flow);
+        Cc::NewReno(NewReno {
+            reno,
+            hoe: self.ssthresh_estimation.then(HoeEstimate::default),
+            estimate: None,
+        })
+    }
+}
 
 /// Hoe's estimate: the RTT of the first segment times the bandwidth seen in the spacing of
 /// the 2nd and 3rd ACKs, in segments (ns-2 tcp-newreno.cc, `newreno_changes_`).
@@ -78,9 +138,22 @@ impl CongestionControl for NewReno {
         self.reno.ssthresh()
     }
 
-    fn on_sent(&mut self, now: SimTime, _seq: u32, _retransmit: bool) {
-        if let Some(h) = &mut self.hoe {
-            h.first_sent.get_or_insert(now);
+    fn on_event(&mut self, now: SimTime, event: CcEvent) {
+        let Some(h) = &mut self.hoe else {
+            return;
+        };
+        match event {
+            CcEvent::Sent { .. } => {
+                h.first_sent.get_or_insert(now);
+            }
+            // ns-2 counts every ACK from the start, the SYN-ACK included, and times the base
+            // RTT from the first packet sent: with a handshake, the SYN (tcp-newreno.cc
+            // recv()).
+            CcEvent::SynAck { rtt } => {
+                h.acks = 1;
+                h.base_rtt = rtt;
+            }
+            _ => {}
         }
     }
 
@@ -106,17 +179,8 @@ impl CongestionControl for NewReno {
         self.reno.on_congestion(now, event, window);
     }
 
-    fn on_undo(&mut self, now: SimTime) {
-        self.reno.on_undo(now);
-    }
-
-    fn on_syn_ack(&mut self, _now: SimTime, rtt: SimDuration) {
-        // ns-2 counts every ACK from the start, the SYN-ACK included, and times the base RTT
-        // from the first packet sent: with a handshake, the SYN (tcp-newreno.cc recv()).
-        if let Some(h) = &mut self.hoe {
-            h.acks = 1;
-            h.base_rtt = rtt;
-        }
+    fn undo_cwnd(&mut self, now: SimTime) -> Window {
+        self.reno.undo_cwnd(now)
     }
 }
 
@@ -131,7 +195,13 @@ mod tests {
     #[test]
     fn hoe_estimates_the_pipe_from_the_first_rtt_and_ack_spacing() {
         let mut n = NewReno::new(1, 100_000, true, false);
-        n.on_sent(ms(0), 0, false);
+        n.on_event(
+            ms(0),
+            CcEvent::Sent {
+                seq: 0,
+                retransmit: false,
+            },
+        );
         n.on_ack(&AckSample::new(ms(100), 1, 1)); // RTT of segment 0: 100 ms
         n.on_ack(&AckSample::new(ms(200), 2, 1));
         n.on_ack(&AckSample::new(ms(202), 3, 1)); // ACKs 2 ms apart: 50 segments per RTT
@@ -142,7 +212,13 @@ mod tests {
     #[test]
     fn without_estimation_the_threshold_stays() {
         let mut n = NewReno::new(1, 1000, false, false);
-        n.on_sent(ms(0), 0, false);
+        n.on_event(
+            ms(0),
+            CcEvent::Sent {
+                seq: 0,
+                retransmit: false,
+            },
+        );
         for (i, t) in [100, 200, 202].into_iter().enumerate() {
             n.on_ack(&AckSample::new(ms(t), i as u32 + 1, 1));
         }

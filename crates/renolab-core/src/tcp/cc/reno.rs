@@ -12,7 +12,14 @@
 //!   whole segment each time the count reaches cwnd (`tcp_cong_avoid_ai()`), only while the
 //!   sender is cwnd-limited (`tcp_is_cwnd_limited()`).
 
-use super::{halved_ssthresh, AckSample, Congestion, CongestionControl};
+use serde_json::Value;
+
+use super::declare::ALL_PROFILES;
+use super::{
+    halved_ssthresh, AckSample, BuildContext, Cc, Congestion, CongestionControl, Declaration,
+    Declared, DefaultRecovery, OptionError, OptionReader, RecoveryRule,
+};
+use crate::tcp::config::Dialect;
 use crate::tcp::window::Window;
 use crate::time::SimTime;
 
@@ -153,9 +160,51 @@ impl CongestionControl for Reno {
         };
     }
 
-    fn on_undo(&mut self, _now: SimTime) {
+    fn undo_cwnd(&mut self, _now: SimTime) -> Window {
         // Linux tcp_reno_undo_cwnd(): max(cwnd, prior_cwnd).
-        self.cwnd = self.cwnd.max(self.prior_cwnd);
+        self.cwnd.max(self.prior_cwnd)
+    }
+}
+
+/// Reno's window arithmetic for a flow: its initial window and threshold, ns-2's kept
+/// fraction of W/2 after a fast retransmit (`precisionReduce_`) under the ns-2 dialect,
+/// Linux's growth by segments acknowledged (`tcp_reno_cong_avoid()`) under Linux's.
+pub(super) fn for_flow(flow: &BuildContext<'_>) -> Reno {
+    let keep_fraction = flow.dialect == Dialect::Ns2;
+    let growth = match flow.dialect {
+        Dialect::Linux => Growth::Linux,
+        Dialect::Rfc | Dialect::Ns2 => Growth::PerAck,
+    };
+    Reno::new(flow.initial_window, flow.initial_ssthresh, keep_fraction).with_growth(growth)
+}
+
+/// `variant = "reno"`: no options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RenoConfig;
+
+impl Declared for RenoConfig {
+    const DECLARATION: &'static Declaration = &Declaration {
+        name: "reno",
+        summary: "Reno's window arithmetic (RFC 5681): slow start, congestion avoidance, \
+                  halving on loss",
+        options: &[],
+        trace: &[],
+        modes: &[],
+        profiles: ALL_PROFILES,
+        recovery: RecoveryRule::any(DefaultRecovery::Reno),
+        needs_ecn: None,
+        paces: false,
+        cong_control: false,
+        ns2_sends_syn: true,
+    };
+    fn configure(_: &dyn OptionReader) -> Result<Self, OptionError> {
+        Ok(RenoConfig)
+    }
+    fn describe(&self) -> Vec<(&'static str, Value)> {
+        Vec::new()
+    }
+    fn build(&self, flow: &mut BuildContext<'_>) -> Cc {
+        Cc::Reno(for_flow(flow))
     }
 }
 
@@ -265,8 +314,7 @@ mod tests {
     fn undo_restores_the_window_before_the_reduction() {
         let mut r = Reno::new(20, 1000, false);
         r.on_congestion(T, Congestion::FastRetransmit, Window::segments(20));
-        r.on_undo(T);
-        assert_eq!(r.cwnd(), Window::segments(20));
+        assert_eq!(r.undo_cwnd(T), Window::segments(20));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! [`TcpReceiver::poll_transmit`] for the ACK to send. `now` never decreases.
 //!
 //! Two receivers, chosen once by the flow's dialect, share what holds the data
-//! ([`Reassembly`]: the next segment expected, the segments held out of order, what the
+//! (`Reassembly`: the next segment expected, the segments held out of order, what the
 //! application got) and the ECN echo ([`super::ecn::EcnEcho`]), and differ in when they
 //! acknowledge:
 //! - [`ClassicReceiver`]: RFC 5681 §4.2 (an ACK for at least every second full in-order
@@ -13,7 +13,7 @@
 //!   for an out-of-order segment and for one that fills all or part of a gap), or ns-2's
 //!   sinks where they differ;
 //! - [`LinuxReceiver`]: a Linux host's rules (quick ACKs, an adaptive delayed-ACK timeout,
-//!   SACK compression), in [`linux`] with their policy state in [`linux_acks`].
+//!   SACK compression), in `linux.rs` with their policy state in [`LinuxAcks`].
 
 mod classic;
 mod linux;
@@ -270,6 +270,9 @@ trait Acknowledge {
 }
 
 /// A TCP receiver of either dialect (chosen once, when the flow is built).
+// The classic receiver inline (no pointer chase per segment on the common path), the Linux
+// one boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum TcpReceiver {
     /// RFC 5681 or ns-2's sinks.

@@ -13,9 +13,11 @@
 //! - [`newreno`]: RFC 6582, partial ACKs keep recovery going (options as ns-2 and joo2000);
 //! - [`sack`]: ns-2.35's `Agent/TCP/Sack1` (Fall & Floyd 1996), a running `pipe` counter;
 //! - [`rfc6675`]: RFC 6675's conservative SACK recovery, `pipe` from the scoreboard;
+//! - [`vegas`]: Vegas's fine-grained loss detection around any of the above (a Vegas
+//!   controller outside the ns-2 dialect);
 //! - [`vegas_ns2`]: ns-2.35's Vegas, whose own duplicate-ACK rule replaces fast recovery
 //!   (for a Vegas controller under the ns-2 dialect; it drives that controller's ns-2
-//!   window arithmetic, `crate::tcp::cc::Vegas`'s).
+//!   window arithmetic, in `cc/vegas/ns2.rs`).
 //!
 //! `recovery = "prr"` is not one of these: it names Linux's loss recovery (SACK, RACK-TLP
 //! and PRR in Linux's congestion-state machine), which is a sender of its own,
@@ -36,6 +38,7 @@ pub mod reno;
 pub mod rfc6675;
 pub mod sack;
 pub mod tahoe;
+pub mod vegas;
 pub mod vegas_ns2;
 
 pub use newreno::{NewRenoConfig, NewRenoRecovery, RetransmitGuard, TimerReset};
@@ -43,16 +46,83 @@ pub use reno::RenoRecovery;
 pub use rfc6675::Rfc6675;
 pub use sack::Ns2Sack;
 pub use tahoe::GoBackN;
+pub use vegas::FineTimer;
 pub use vegas_ns2::VegasNs2;
 
-use super::cc::{AckSample, CongestionControl};
+use std::sync::LazyLock;
+
+use super::cc::{AckSample, CongestionControl, OptionDecl};
 use super::config::Dialect;
 use super::sender::classic::ClassicState;
 use super::window::Window;
 use crate::time::SimTime;
 
+/// What a loss recovery declares: its name as the scenario's `recovery` key takes it, what
+/// it is, its options.
+#[derive(Debug)]
+pub struct RecoveryDeclaration {
+    /// The name.
+    pub name: &'static str,
+    /// One line on what it is.
+    pub summary: &'static str,
+    /// Its options (beyond every sender's).
+    pub options: &'static [&'static OptionDecl],
+    /// The receiver must report SACK blocks.
+    pub uses_sack: bool,
+}
+
+/// The loss recoveries, in the order the scenario's "allowed" lists name them.
+pub const RECOVERY_DECLARATIONS: &[RecoveryDeclaration] = &[
+    RecoveryDeclaration {
+        name: "tahoe",
+        summary: "no fast recovery: go back to the hole and slow-start (Jacobson 1988)",
+        options: &[],
+        uses_sack: false,
+    },
+    RecoveryDeclaration {
+        name: "reno",
+        summary: "RFC 5681 §3.2 fast recovery, the window inflated by each duplicate ACK",
+        options: &[],
+        uses_sack: false,
+    },
+    RecoveryDeclaration {
+        name: "newreno",
+        summary: "RFC 6582: partial ACKs retransmit the next hole and keep recovery going",
+        options: &[
+            &newreno::PARTIAL_WINDOW_DEFLATION,
+            &newreno::TIMER_RESET,
+            &newreno::CAREFUL,
+        ],
+        uses_sack: false,
+    },
+    RecoveryDeclaration {
+        name: "sack",
+        summary: "ns-2.35's Sack1 (Fall & Floyd 1996): a running pipe counter",
+        options: &[],
+        uses_sack: true,
+    },
+    RecoveryDeclaration {
+        name: "rfc6675",
+        summary: "RFC 6675's conservative SACK recovery, pipe from the scoreboard",
+        options: &[],
+        uses_sack: true,
+    },
+    RecoveryDeclaration {
+        name: "prr",
+        summary: "Linux's: SACK, RACK-TLP (RFC 8985) and PRR (RFC 6937), the Linux sender",
+        options: &[],
+        uses_sack: true,
+    },
+];
+
 /// Names of the recoveries, as the scenario's `recovery` key takes them.
-pub const RECOVERIES: &[&str] = &["tahoe", "reno", "newreno", "sack", "rfc6675", "prr"];
+pub static RECOVERIES: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| RECOVERY_DECLARATIONS.iter().map(|r| r.name).collect());
+
+/// The declaration of the recovery called `name`.
+pub fn declaration(name: &str) -> Option<&'static RecoveryDeclaration> {
+    RECOVERY_DECLARATIONS.iter().find(|r| r.name == name)
+}
 
 /// Which loss recovery a flow uses, with its options: the resolved `recovery` key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,15 +245,15 @@ pub trait LossRecovery<C: CongestionControl> {
     /// An ACK of new data outside recovery, before the controller grows the window.
     fn on_new_ack_outside_recovery(&mut self, _s: &ClassicState, _cc: &mut C) {}
 
-    /// After a new (not partial) ACK: the controller's own loss detection (Vegas's
-    /// fine-grained timer) may call for an immediate retransmission of the first
-    /// unacknowledged segment.
-    fn after_new_ack(&mut self, s: &mut ClassicState, cc: &mut C, now: SimTime) {
-        let (una, max) = (s.snd_una(), s.snd_max());
-        if una < max && cc.retransmit_due(now, una, 0) {
-            s.retransmit(una);
-        }
+    /// The recovery's own loss detection (Vegas's fine-grained timer): should a duplicate
+    /// ACK below the threshold retransmit the first unacknowledged segment at once?
+    fn retransmits_early(&self, _s: &ClassicState, _cc: &C, _now: SimTime) -> bool {
+        false
     }
+
+    /// After a new (not partial) ACK: the recovery's own loss detection may call for an
+    /// immediate retransmission of the first unacknowledged segment.
+    fn after_new_ack(&mut self, _s: &mut ClassicState, _cc: &mut C, _now: SimTime) {}
 
     /// The retransmission timer expired: the episode, if any, is over.
     fn on_timeout(&mut self, _s: &mut ClassicState) {}
@@ -293,10 +363,7 @@ impl<C: CongestionControl> LossRecovery<C> for Recovery {
     fn on_new_ack_outside_recovery(&mut self, s: &ClassicState, cc: &mut C) {
         dispatch!(self, r => r.on_new_ack_outside_recovery(s, cc))
     }
-    #[inline]
-    fn after_new_ack(&mut self, s: &mut ClassicState, cc: &mut C, now: SimTime) {
-        dispatch!(self, r => r.after_new_ack(s, cc, now))
-    }
+
     fn on_timeout(&mut self, s: &mut ClassicState) {
         dispatch!(self, r => LossRecovery::<C>::on_timeout(r, s))
     }
@@ -304,6 +371,15 @@ impl<C: CongestionControl> LossRecovery<C> for Recovery {
     fn select(&mut self, s: &mut ClassicState, cwnd: u32) -> Selection {
         dispatch!(self, r => LossRecovery::<C>::select(r, s, cwnd))
     }
+}
+
+/// Reno's and NewReno's start of recovery (RFC 5681 §3.2 steps 2-3, RFC 6582 §3.2 step 2):
+/// retransmit the first unacknowledged segment at once, begin the episode; returns the
+/// inflation by the duplicates that arrived.
+pub(crate) fn retransmit_and_inflate(s: &mut ClassicState) -> u32 {
+    s.retransmit(s.snd_una());
+    s.begin_episode();
+    s.config().dupack_threshold
 }
 
 /// Reno's and NewReno's end of recovery (RFC 5681 §3.2 step 6, RFC 6582 §3.2 step 6): the

@@ -3,8 +3,15 @@
 //! of what was outstanding when recovery began) retransmits the next hole at once and keeps
 //! recovery going until everything outstanding at its start is acknowledged.
 
-use super::{deflate_on_exit, heuristic_allows, past_recover, ClassicState, LossRecovery};
-use crate::tcp::cc::{AckSample, CongestionControl};
+use serde_json::{json, Value};
+
+use super::{
+    deflate_on_exit, heuristic_allows, past_recover, retransmit_and_inflate, ClassicState,
+    LossRecovery,
+};
+use crate::tcp::cc::{
+    AckSample, CongestionControl, OptionDecl, OptionError, OptionKind, OptionReader,
+};
 use crate::tcp::config::Dialect;
 use crate::time::SimTime;
 
@@ -69,6 +76,106 @@ pub struct NewRenoRecovery {
     pub dupwnd: u32,
 }
 
+/// `partial_window_deflation`.
+pub const PARTIAL_WINDOW_DEFLATION: OptionDecl = OptionDecl {
+    name: "partial_window_deflation",
+    kind: OptionKind::Bool,
+    default: "the profile's (`true`)",
+    doc: "a partial ACK deflates the window by the segments it acknowledges, less one",
+    source: "RFC 6582 §3.2 step 5; ns-2 `partial_window_deflation_`",
+};
+/// `timer_reset`.
+pub const TIMER_RESET: OptionDecl = OptionDecl {
+    name: "timer_reset",
+    kind: OptionKind::Choice(&["slow_but_steady", "impatient"]),
+    default: "`\"impatient\"`",
+    doc: "`\"impatient\"` restarts the retransmission timer on the first partial ACK only, \
+          `\"slow_but_steady\"` on every one",
+    source: "RFC 6582 §3.2 step 5 and §4.3; ns-2 `newreno_changes1_`",
+};
+/// `careful`.
+pub const CAREFUL: OptionDecl = OptionDecl {
+    name: "careful",
+    kind: OptionKind::Other("`true`, `\"less\"` or `false`"),
+    default: "`true`",
+    doc: "no fast retransmit until the ACK passes `recover` (`true`), also within RFC 6582 \
+          §4.1's heuristic (`\"less\"`), or always (`false`)",
+    source: "RFC 6582 §3.2 step 1 and §4.1; ns-2 `bugFix_`, `lessCareful_`",
+};
+/// `hoe_sending` (a Python controller's flow; built-in controllers set it from their own
+/// options, NewReno's from `ssthresh_estimation`).
+pub const HOE_SENDING: OptionDecl = OptionDecl {
+    name: "hoe_sending",
+    kind: OptionKind::Bool,
+    default: "`false`",
+    doc: "send as ns-2's NewReno with Hoe's changes: nothing from the window during \
+          recovery, a new segment on every odd duplicate from the fifth",
+    source: "ns-2 `newreno_changes_ = 1`",
+};
+
+impl NewRenoConfig {
+    /// The options `options` sets, over RFC 6582's defaults; `partial_window_deflation`
+    /// defaults to `deflation` (the profile's), and `hoe_sending` is given.
+    pub fn configure(
+        options: &dyn OptionReader,
+        deflation: bool,
+        hoe_sending: bool,
+    ) -> Result<Self, OptionError> {
+        let defaults = NewRenoConfig::default();
+        let timer_reset = match options.choice(&TIMER_RESET)? {
+            Some("impatient") => TimerReset::Impatient,
+            Some(_) => TimerReset::SlowButSteady,
+            None => defaults.timer_reset,
+        };
+        let careful = match options.value(&CAREFUL) {
+            None | Some(Value::Bool(true)) => RetransmitGuard::AfterRecover,
+            Some(Value::Bool(false)) => RetransmitGuard::Off,
+            Some(Value::String(s)) if s == "less" => RetransmitGuard::Heuristic,
+            Some(v) => {
+                return Err(options.error(
+                    &CAREFUL,
+                    format!(
+                    "{v} is not allowed; use true (RFC 6582), \"less\" (§4.1 heuristic) or false"
+                ),
+                ))
+            }
+        };
+        Ok(NewRenoConfig {
+            partial_window_deflation: options
+                .bool(&PARTIAL_WINDOW_DEFLATION)?
+                .unwrap_or(deflation),
+            timer_reset,
+            careful,
+            hoe_sending,
+        })
+    }
+
+    /// The options as the resolved JSON shows them.
+    pub fn describe(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            (
+                PARTIAL_WINDOW_DEFLATION.name,
+                json!(self.partial_window_deflation),
+            ),
+            (
+                TIMER_RESET.name,
+                json!(match self.timer_reset {
+                    TimerReset::SlowButSteady => "slow_but_steady",
+                    TimerReset::Impatient => "impatient",
+                }),
+            ),
+            (
+                CAREFUL.name,
+                match self.careful {
+                    RetransmitGuard::AfterRecover => json!(true),
+                    RetransmitGuard::Heuristic => json!("less"),
+                    RetransmitGuard::Off => json!(false),
+                },
+            ),
+        ]
+    }
+}
+
 impl NewRenoRecovery {
     /// A recovery with these options.
     pub fn new(config: NewRenoConfig) -> Self {
@@ -102,9 +209,7 @@ impl<C: CongestionControl> LossRecovery<C> for NewRenoRecovery {
 
     /// RFC 6582 §3.2 step 2 (as RFC 5681 §3.2 steps 2-3).
     fn on_enter(&mut self, s: &mut ClassicState, _cc: &mut C) {
-        self.dupwnd = s.config().dupack_threshold;
-        s.retransmit(s.snd_una());
-        s.begin_episode();
+        self.dupwnd = retransmit_and_inflate(s);
     }
 
     /// RFC 6582 §3.2 step 3: inflate by one segment per duplicate.

@@ -2,7 +2,7 @@
 //! window by one segment for each duplicate ACK (each means a segment left the network);
 //! the first ACK of new data ends recovery, partial or not, and takes the inflation back.
 
-use super::{deflate_on_exit, ClassicState, LossRecovery};
+use super::{deflate_on_exit, retransmit_and_inflate, ClassicState, LossRecovery};
 use crate::tcp::cc::{AckSample, CongestionControl};
 use crate::time::SimTime;
 
@@ -25,9 +25,7 @@ impl<C: CongestionControl> LossRecovery<C> for RenoRecovery {
 
     /// RFC 5681 §3.2 steps 2-3: retransmit at once, inflate by the duplicates that arrived.
     fn on_enter(&mut self, s: &mut ClassicState, _cc: &mut C) {
-        self.dupwnd = s.config().dupack_threshold;
-        s.retransmit(s.snd_una());
-        s.begin_episode();
+        self.dupwnd = retransmit_and_inflate(s);
     }
 
     /// RFC 5681 §3.2 step 4: each further duplicate means a segment left the network.

@@ -296,7 +296,7 @@ impl Conn {
 
     /// The pacing rate in bits per second of wire bytes: the controller's, else Linux's
     /// default ([`pacing::default_rate`]). `None` before an RTT sample.
-    #[inline]
+    #[inline(always)]
     pub fn pacing_rate(&self, cc: &impl CongestionControl) -> Option<BitsPerSec> {
         if let Some(rate) = cc.pacing_rate() {
             return Some(rate);

@@ -22,7 +22,7 @@
 //!   sender with the [`crate::tcp::recovery::VegasNs2`] recovery, typed to the Vegas
 //!   controller it drives.
 //!
-//! Both share what every sender keeps ([`conn`]: sequence variables, the SYN exchange, the
+//! Both share what every sender keeps (`conn.rs`: sequence variables, the SYN exchange, the
 //! RTT estimator, the one timer, pacing, ECN bits, counters) and the congestion controller
 //! ([`crate::tcp::cc`]).
 
@@ -34,9 +34,9 @@ pub use classic::ClassicSender;
 pub(crate) use conn::Conn;
 pub use linux::LinuxSender;
 
-use super::cc::{Cc, CongestionControl, Vegas};
+use super::cc::{Cc, CongestionControl, Declared, Vegas, VegasConfig};
 use super::config::{Dialect, SenderConfig, Transfer};
-use super::recovery::{Recovery, RecoveryKind, VegasNs2};
+use super::recovery::{FineTimer, Recovery, RecoveryKind, VegasNs2};
 use super::window::Window;
 use crate::packet::Ecn;
 use crate::time::{SimDuration, SimTime};
@@ -93,6 +93,8 @@ pub struct SenderStats {
 pub enum TcpSender {
     /// ns-2's one-way agent or the RFCs' sender, with one of the classic recoveries.
     Classic(ClassicSender<Cc, Recovery>),
+    /// A Vegas controller with its fine-grained loss detection around a classic recovery.
+    Vegas(ClassicSender<Vegas, FineTimer<Recovery>>),
     /// ns-2's Vegas agent.
     Ns2Vegas(ClassicSender<Vegas, VegasNs2>),
     /// A Linux socket (boxed: its retransmission queue and recovery state are large, and
@@ -105,6 +107,7 @@ macro_rules! each {
     ($self:expr, $s:ident => $e:expr) => {
         match $self {
             TcpSender::Classic($s) => $e,
+            TcpSender::Vegas($s) => $e,
             TcpSender::Ns2Vegas($s) => $e,
             TcpSender::Linux($s) => $e,
         }
@@ -113,10 +116,10 @@ macro_rules! each {
 
 impl TcpSender {
     /// The sender of `transfer` under `config` with congestion controller `cc`, of the kind
-    /// they call for: Linux's for `recovery = "prr"`, ns-2's Vegas agent for a Vegas
-    /// controller under the ns-2 dialect (whatever the recovery: its `recv()` replaces
-    /// them), else the classic sender. `clock_phase` is the phase of ns-2's tick clock
-    /// (its random `boot_time_`), in ns.
+    /// they call for: ns-2's Vegas agent for a Vegas controller under the ns-2 dialect
+    /// (whatever the recovery: its `recv()` replaces them), Linux's for `recovery = "prr"`,
+    /// else the classic sender (for Vegas, with its fine-grained loss detection).
+    /// `clock_phase` is the phase of ns-2's tick clock (its random `boot_time_`), in ns.
     pub fn new(config: SenderConfig, transfer: Transfer, cc: Cc, clock_phase: u64) -> Self {
         match cc {
             Cc::Vegas(vegas) if config.dialect == Dialect::Ns2 => {
@@ -131,19 +134,33 @@ impl TcpSender {
                     vegas,
                     VegasNs2,
                     clock_phase,
+                    false,
                 ))
             }
             cc if config.recovery == RecoveryKind::Prr => TcpSender::Linux(Box::new(
                 LinuxSender::new(config, transfer, cc, clock_phase),
             )),
+            Cc::Vegas(vegas) => {
+                let recovery = FineTimer(Recovery::new(config.recovery));
+                TcpSender::Vegas(ClassicSender::new(
+                    config,
+                    transfer,
+                    vegas,
+                    recovery,
+                    clock_phase,
+                    false,
+                ))
+            }
             cc => {
                 let recovery = Recovery::new(config.recovery);
+                let needs_ecn = cc.needs_ecn();
                 TcpSender::Classic(ClassicSender::new(
                     config,
                     transfer,
                     cc,
                     recovery,
                     clock_phase,
+                    needs_ecn,
                 ))
             }
         }
@@ -184,6 +201,7 @@ impl TcpSender {
     pub fn inflated_cwnd(&self) -> Window {
         match self {
             TcpSender::Classic(s) => s.inflated_cwnd(),
+            TcpSender::Vegas(s) => s.inflated_cwnd(),
             TcpSender::Ns2Vegas(s) => s.inflated_cwnd(),
             TcpSender::Linux(s) => s.cc().cwnd(),
         }
@@ -200,6 +218,7 @@ impl TcpSender {
     pub fn in_fast_recovery(&self) -> bool {
         match self {
             TcpSender::Classic(s) => s.in_fast_recovery(),
+            TcpSender::Vegas(s) => s.in_fast_recovery(),
             TcpSender::Ns2Vegas(s) => s.in_fast_recovery(),
             TcpSender::Linux(s) => s.ca == linux::CaState::Recovery,
         }
@@ -207,7 +226,12 @@ impl TcpSender {
 
     /// The congestion controller's state for the `cc` trace.
     pub fn cc_state(&self) -> crate::tcp::cc::CcState {
-        each!(self, s => s.cc().cc_state())
+        match self {
+            TcpSender::Classic(s) => s.cc().cc_state(),
+            TcpSender::Vegas(s) => vegas_state(s.cc()),
+            TcpSender::Ns2Vegas(s) => vegas_state(s.cc()),
+            TcpSender::Linux(s) => s.cc().cc_state(),
+        }
     }
 
     /// Counters.
@@ -303,7 +327,7 @@ impl TcpSender {
 
     /// The sender's timer expired (call when `poll_timeout() <= now`; an early call, for a
     /// paced segment's release, changes nothing).
-    #[inline(always)]
+    #[inline]
     pub fn on_timeout(&mut self, now: SimTime) {
         each!(self, s => s.on_timeout(now))
     }
@@ -313,6 +337,13 @@ impl TcpSender {
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
         each!(self, s => s.poll_transmit(now))
     }
+}
+
+/// The `cc` trace's values of a Vegas controller.
+fn vegas_state(vegas: &Vegas) -> crate::tcp::cc::CcState {
+    crate::tcp::cc::CcState::of(<VegasConfig as Declared>::DECLARATION, |values| {
+        vegas.trace(values)
+    })
 }
 
 /// Building blocks for unit tests of loss recoveries and controllers.

@@ -115,3 +115,206 @@ pub fn gain_units(gain: f64) -> u32 {
 pub fn gain_value(units: u32) -> f64 {
     units as f64 / BBR_UNIT as f64
 }
+
+// ----- the declaration -------------------------------------------------------------------
+
+use serde_json::{json, Value};
+
+use super::super::declare::ALL_PROFILES;
+use super::super::{
+    BuildContext, Cc, Declaration, Declared, DefaultRecovery, OptionDecl, OptionError, OptionKind,
+    OptionReader, RecoveryRule, Requirement, TraceField, TraceKind,
+};
+use super::Bbr;
+
+/// A gain or fraction in 1/256 units, from `min` to 16.
+const fn gain(min: f64) -> OptionKind {
+    OptionKind::Float { min, max: 16.0 }
+}
+
+/// The smallest gain: one unit of 1/256.
+const UNIT: f64 = 1.0 / BBR_UNIT as f64;
+
+crate::option_decls! {
+    OPTIONS;
+    HIGH_GAIN: "high_gain", gain(UNIT), "`2.88671875` (739/256, 2/ln 2)",
+        "Startup's pacing and cwnd gain",
+        "Linux `bbr_high_gain`";
+    DRAIN_GAIN: "drain_gain", gain(UNIT), "`0.34375` (88/256)", "Drain's pacing gain",
+        "Linux `bbr_drain_gain`";
+    CWND_GAIN: "cwnd_gain", gain(UNIT), "`2.0`", "ProbeBW's cwnd gain",
+        "Linux `bbr_cwnd_gain`";
+    BW_RTTS: "bw_rtts", OptionKind::Int { min: 1, max: 1000 }, "`10`",
+        "window of the max-bandwidth filter, round trips",
+        "Linux `bbr_bw_rtts`";
+    MIN_RTT_WIN_SEC: "min_rtt_win_sec", OptionKind::Int { min: 1, max: 3600 }, "`10`",
+        "window of the min-RTT filter, seconds",
+        "Linux `bbr_min_rtt_win_sec`";
+    PROBE_RTT_MODE_MS: "probe_rtt_mode_ms", OptionKind::Int { min: 0, max: 60_000 }, "`200`",
+        "least time in ProbeRTT at `cwnd_min_target`, ms; `0` never probes",
+        "Linux `bbr_probe_rtt_mode_ms`";
+    CWND_MIN_TARGET: "cwnd_min_target", OptionKind::Int { min: 1, max: 1000 }, "`4`",
+        "smallest window, and ProbeRTT's, segments",
+        "Linux `bbr_cwnd_min_target`";
+    FULL_BW_THRESH: "full_bw_thresh", gain(UNIT), "`1.25`",
+        "bandwidth growth per round that keeps Startup going",
+        "Linux `bbr_full_bw_thresh`";
+    FULL_BW_CNT: "full_bw_cnt", OptionKind::Int { min: 1, max: 100 }, "`3`",
+        "rounds without that growth that end Startup",
+        "Linux `bbr_full_bw_cnt`";
+    EXTRA_ACKED_GAIN: "extra_acked_gain", gain(0.0), "`1.0`",
+        "gain on the ACK-aggregation allowance in cwnd; `0` turns it off",
+        "Linux `bbr_extra_acked_gain`";
+    EXTRA_ACKED_WIN_RTTS: "extra_acked_win_rtts", OptionKind::Int { min: 1, max: 31 }, "`5`",
+        "window of the ACK-aggregation filter, round trips",
+        "Linux `bbr_extra_acked_win_rtts`";
+    EXTRA_ACKED_MAX_US: "extra_acked_max_us", OptionKind::Int { min: 0, max: 10_000_000 },
+        "`100000`", "the allowance is at most this long at the estimated rate, µs",
+        "Linux `bbr_extra_acked_max_us`";
+    LT_INTVL_MIN_RTTS: "lt_intvl_min_rtts", OptionKind::Int { min: 1, max: 31 }, "`4`",
+        "least round trips of a long-term (policer) sampling interval",
+        "Linux `bbr_lt_intvl_min_rtts`";
+    LT_LOSS_THRESH: "lt_loss_thresh", OptionKind::Float { min: 0.0, max: 1.0 },
+        "`0.1953125` (50/256)", "loss rate that makes an interval look policed",
+        "Linux `bbr_lt_loss_thresh`";
+    LT_BW_MAX_RTTS: "lt_bw_max_rtts", OptionKind::Int { min: 1, max: 127 }, "`48`",
+        "round trips paced at a policed rate before probing again",
+        "Linux `bbr_lt_bw_max_rtts`";
+    PACING_MARGIN_PERCENT: "pacing_margin_percent", OptionKind::Int { min: 0, max: 99 },
+        "`1`", "pace this many percent below the estimate",
+        "Linux `bbr_pacing_margin_percent`";
+}
+
+/// BBR's `cc` trace fields, in the order [`Bbr`]'s `trace` fills them.
+pub(super) const TRACE: &[TraceField] = &[
+    TraceField {
+        name: "mode",
+        kind: TraceKind::Mode,
+        doc: "Startup, Drain, ProbeBW or ProbeRTT",
+    },
+    TraceField {
+        name: "btl_bw_bps",
+        kind: TraceKind::Number,
+        doc: "the bottleneck-bandwidth estimate (`bbr_bw()`), bit/s of payload",
+    },
+    TraceField {
+        name: "min_rtt_ns",
+        kind: TraceKind::Number,
+        doc: "the min-RTT estimate, ns",
+    },
+    TraceField {
+        name: "pacing_gain",
+        kind: TraceKind::Number,
+        doc: "the pacing gain",
+    },
+    TraceField {
+        name: "cwnd_gain",
+        kind: TraceKind::Number,
+        doc: "the cwnd gain",
+    },
+    TraceField {
+        name: "pacing_rate_bps",
+        kind: TraceKind::Number,
+        doc: "the pacing rate it asks for, bit/s of payload",
+    },
+    TraceField {
+        name: "delivery_rate_bps",
+        kind: TraceKind::Number,
+        doc: "the last valid delivery-rate sample that fed its bandwidth filter, bit/s",
+    },
+];
+
+impl Declared for BbrConfig {
+    const DECLARATION: &'static Declaration = &Declaration {
+        name: "bbr",
+        summary: "BBR v1 as Linux's `tcp_bbr.c`: a model of the path's bandwidth and RTT \
+                  sets the pacing rate and the window",
+        options: OPTIONS,
+        trace: TRACE,
+        modes: &["startup", "drain", "probe_bw", "probe_rtt"],
+        profiles: ALL_PROFILES,
+        // BBR needs Linux's loss recovery, whatever the profile.
+        recovery: RecoveryRule {
+            requires: Some(Requirement {
+                recoveries: &["prr"],
+                refusal: "cannot run BBR",
+                why: " (Linux's loss recovery, whose cong_control hook BBR replaces PRR with)",
+            }),
+            ..RecoveryRule::any(DefaultRecovery::Always("prr"))
+        },
+        needs_ecn: None,
+        // Linux paces BBR flows whatever the qdisc (`SK_PACING_NEEDED`).
+        paces: true,
+        cong_control: true,
+        ns2_sends_syn: true,
+    };
+
+    /// Gains and fractions are numbers, kept in 1/256 as the kernel keeps them (the nearest
+    /// such value).
+    fn configure(options: &dyn OptionReader) -> Result<Self, OptionError> {
+        let d = BbrConfig::default();
+        let gain = |o: &OptionDecl, default: u32| -> Result<u32, OptionError> {
+            Ok(options.float(o)?.map_or(default, gain_units))
+        };
+        let int = |o: &OptionDecl, default: u32| -> Result<u32, OptionError> {
+            Ok(options.int(o)?.map_or(default, |n| n as u32))
+        };
+        Ok(BbrConfig {
+            high_gain: gain(&HIGH_GAIN, d.high_gain)?,
+            drain_gain: gain(&DRAIN_GAIN, d.drain_gain)?,
+            cwnd_gain: gain(&CWND_GAIN, d.cwnd_gain)?,
+            bw_rtts: int(&BW_RTTS, d.bw_rtts)?,
+            min_rtt_win_sec: int(&MIN_RTT_WIN_SEC, d.min_rtt_win_sec)?,
+            probe_rtt_mode_ms: int(&PROBE_RTT_MODE_MS, d.probe_rtt_mode_ms)?,
+            cwnd_min_target: int(&CWND_MIN_TARGET, d.cwnd_min_target)?,
+            full_bw_thresh: gain(&FULL_BW_THRESH, d.full_bw_thresh)?,
+            full_bw_cnt: int(&FULL_BW_CNT, d.full_bw_cnt)?,
+            extra_acked_gain: gain(&EXTRA_ACKED_GAIN, d.extra_acked_gain)?,
+            extra_acked_win_rtts: int(&EXTRA_ACKED_WIN_RTTS, d.extra_acked_win_rtts)?,
+            extra_acked_max_us: int(&EXTRA_ACKED_MAX_US, d.extra_acked_max_us)?,
+            lt_intvl_min_rtts: int(&LT_INTVL_MIN_RTTS, d.lt_intvl_min_rtts)?,
+            lt_loss_thresh: gain(&LT_LOSS_THRESH, d.lt_loss_thresh)?,
+            lt_bw_max_rtts: int(&LT_BW_MAX_RTTS, d.lt_bw_max_rtts)?,
+            pacing_margin_percent: int(&PACING_MARGIN_PERCENT, d.pacing_margin_percent)?,
+            ..d
+        })
+    }
+
+    fn describe(&self) -> Vec<(&'static str, Value)> {
+        let gains = [
+            (&HIGH_GAIN, self.high_gain),
+            (&DRAIN_GAIN, self.drain_gain),
+            (&CWND_GAIN, self.cwnd_gain),
+            (&FULL_BW_THRESH, self.full_bw_thresh),
+            (&EXTRA_ACKED_GAIN, self.extra_acked_gain),
+            (&LT_LOSS_THRESH, self.lt_loss_thresh),
+        ];
+        let counts = [
+            (&BW_RTTS, self.bw_rtts),
+            (&MIN_RTT_WIN_SEC, self.min_rtt_win_sec),
+            (&PROBE_RTT_MODE_MS, self.probe_rtt_mode_ms),
+            (&CWND_MIN_TARGET, self.cwnd_min_target),
+            (&FULL_BW_CNT, self.full_bw_cnt),
+            (&EXTRA_ACKED_WIN_RTTS, self.extra_acked_win_rtts),
+            (&EXTRA_ACKED_MAX_US, self.extra_acked_max_us),
+            (&LT_INTVL_MIN_RTTS, self.lt_intvl_min_rtts),
+            (&LT_BW_MAX_RTTS, self.lt_bw_max_rtts),
+            (&PACING_MARGIN_PERCENT, self.pacing_margin_percent),
+        ];
+        let gains = gains.map(|(o, units)| (o.name, json!(gain_value(units))));
+        let counts = counts.map(|(o, n)| (o.name, json!(n)));
+        gains.into_iter().chain(counts).collect()
+    }
+
+    /// ProbeBW's random phases come from a stream of the flow's own.
+    fn build(&self, flow: &mut BuildContext<'_>) -> Cc {
+        let rng = flow.rng.split();
+        Cc::Bbr(Box::new(Bbr::new(
+            *self,
+            flow.initial_window,
+            flow.mss,
+            flow.header_bytes,
+            rng,
+        )))
+    }
+}

@@ -43,7 +43,7 @@ mod tests;
 
 pub use config::{gain_units, gain_value, BbrConfig, BBR_UNIT, BW_UNIT};
 
-use super::{AckSample, CaState, CcState, Congestion, CongestionControl};
+use super::{AckSample, CaState, CcEvent, Congestion, CongestionControl, Control};
 use crate::rng::RngStream;
 use crate::tcp::minmax::{Keep, MinMax};
 use crate::tcp::window::Window;
@@ -511,17 +511,60 @@ impl CongestionControl for Bbr {
         }
     }
 
-    /// Linux `bbr_undo_cwnd()`: a spurious slow-down: search for the full pipe again.
-    fn on_undo(&mut self, _now: SimTime) {
+    /// Linux `bbr_undo_cwnd()`: a spurious slow-down: search for the full pipe again; the
+    /// window stays.
+    fn undo_cwnd(&mut self, _now: SimTime) -> Window {
         self.full_bw = 0;
         self.full_bw_cnt = 0;
         self.reset_lt_sampling();
+        self.cwnd()
     }
 
+    fn on_event(&mut self, now: SimTime, event: CcEvent) {
+        match event {
+            CcEvent::TxStart { .. } => self.on_tx_start(now),
+            CcEvent::SynAck { rtt } => {
+                self.syn_delivered = true;
+                self.init_from_rtt(now, rtt);
+            }
+            _ => {}
+        }
+    }
+
+    /// Linux `bbr_main()`: update the model, then the pacing rate and the window.
+    fn cong_control(&mut self, sample: &AckSample) -> Control {
+        self.conn = sample.conn;
+        self.marked_app_limited = false;
+        self.update_model(sample);
+        let bw = self.bw();
+        self.set_pacing_rate(bw, self.pacing_gain, sample.srtt);
+        self.set_cwnd(sample, sample.conn.newly_delivered, bw, self.cwnd_gain);
+        Control {
+            app_limited: self.marked_app_limited,
+        }
+    }
+
+    /// BBR's state once it has an RTT sample (before, its pacing rate is a nominal
+    /// placeholder it never paces at), in the order of its declared trace fields.
+    fn trace(&self, values: &mut [f64]) {
+        if !self.has_seen_rtt {
+            return;
+        }
+        values[0] = self.mode as u8 as f64;
+        values[1] = self.bw_bps(self.bw());
+        values[2] = self.min_rtt().map_or(f64::NAN, |d| d.as_nanos() as f64);
+        values[3] = gain_value(self.pacing_gain);
+        values[4] = gain_value(self.cwnd_gain);
+        values[5] = self.pacing_rate as f64 * 8.0;
+        values[6] = self.last_sample.map_or(f64::NAN, |bw| self.bw_bps(bw));
+    }
+}
+
+impl Bbr {
     /// Linux `bbr_cwnd_event(CA_EVENT_TX_START)` for an application-limited connection
     /// (renolab's senders restart only after the application ran dry): a new ACK epoch,
     /// and in ProbeBW pacing at the estimate, as there is no need for more speed.
-    fn on_tx_start(&mut self, now: SimTime, _idle: SimDuration) {
+    fn on_tx_start(&mut self, now: SimTime) {
         self.idle_restart = true;
         self.ack_epoch_stamp = now;
         self.ack_epoch_acked = 0;
@@ -529,47 +572,6 @@ impl CongestionControl for Bbr {
             Mode::ProbeBw => self.set_pacing_rate(self.bw(), BBR_UNIT, None),
             Mode::ProbeRtt => self.check_probe_rtt_done(now),
             _ => {}
-        }
-    }
-
-    fn on_syn_ack(&mut self, now: SimTime, rtt: SimDuration) {
-        self.syn_delivered = true;
-        self.init_from_rtt(now, rtt);
-    }
-
-    fn controls_window(&self) -> bool {
-        true
-    }
-
-    /// Linux `bbr_main()`: update the model, then the pacing rate and the window.
-    fn cong_control(&mut self, sample: &AckSample) {
-        self.conn = sample.conn;
-        self.marked_app_limited = false;
-        self.update_model(sample);
-        let bw = self.bw();
-        self.set_pacing_rate(bw, self.pacing_gain, sample.srtt);
-        self.set_cwnd(sample, sample.conn.newly_delivered, bw, self.cwnd_gain);
-    }
-
-    fn marks_app_limited(&self) -> bool {
-        self.marked_app_limited
-    }
-
-    /// BBR's state once it has an RTT sample (before, its pacing rate is a nominal
-    /// placeholder it never paces at).
-    fn cc_state(&self) -> CcState {
-        if !self.has_seen_rtt {
-            return CcState::default();
-        }
-        CcState {
-            mode: Some(self.mode as u8),
-            btl_bw_bps: Some(self.bw_bps(self.bw())),
-            min_rtt: self.min_rtt(),
-            pacing_gain: Some(gain_value(self.pacing_gain)),
-            cwnd_gain: Some(gain_value(self.cwnd_gain)),
-            pacing_rate_bps: Some(self.pacing_rate as f64 * 8.0),
-            delivery_rate_bps: self.last_sample.map(|bw| self.bw_bps(bw)),
-            ..CcState::default()
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::config::{BBR_UNIT, BW_UNIT, PACING_GAIN_CYCLE};
 use super::*;
-use crate::tcp::cc::{CongestionControl, ConnState};
+use crate::tcp::cc::{CcEvent, CongestionControl, ConnState};
 use crate::tcp::rate::RateSample;
 
 const MSS: u32 = 1000;
@@ -26,6 +26,8 @@ struct Driver {
     delivered: u64,
     lost: u64,
     ca_state: CaState,
+    /// The last `cong_control` marked the flight application-limited.
+    app_limited: bool,
 }
 
 /// One scripted ACK.
@@ -71,13 +73,14 @@ impl Driver {
         let rng = RngStream::derive(seed, "flow/test");
         let mut b = Bbr::new(config, 10, MSS, 40, rng);
         let now = SimTime::ZERO + SimDuration::from_secs(1);
-        b.on_syn_ack(now, MIN_RTT);
+        b.on_event(now, CcEvent::SynAck { rtt: MIN_RTT });
         Driver {
             b,
             now,
             delivered: 0,
             lost: 0,
             ca_state: CaState::Open,
+            app_limited: false,
         }
     }
 
@@ -119,7 +122,7 @@ impl Driver {
             },
             ..AckSample::new(self.now, 0, a.delivered)
         };
-        self.b.cong_control(&sample);
+        self.app_limited = self.b.cong_control(&sample).app_limited;
     }
 
     /// A round of `acks` ACKs spread over one min RTT, each delivering one segment, all with
@@ -328,7 +331,7 @@ fn probe_rtt_starts_after_10s_without_a_lower_rtt_and_holds_cwnd_4_for_200ms_and
     });
     assert_eq!(d.b.mode, Mode::ProbeRtt, "entered at {}", d.now);
     assert_eq!(d.b.cwnd, 4);
-    assert!(d.b.marks_app_limited());
+    assert!(d.app_limited);
     // The flight comes down to 4: the 200 ms start then.
     d.ack(Ack {
         in_flight: 4,

@@ -47,9 +47,13 @@
 //! the window resumes the curve where it left it (RFC 9438 §5.8; Linux
 //! `cubictcp_cwnd_event(CA_EVENT_TX_START)`).
 
-use super::hystart::{delay_us, Hystart, HystartMode, SlowStartAck};
+use super::hystart::{delay_us, Hystart, SlowStartAck};
 use super::reno::{linux_cong_avoid_ai, linux_slow_start, Growth};
-use super::{AckSample, CcState, Congestion, CongestionControl};
+mod config;
+
+pub use config::CubicConfig;
+
+use super::{AckSample, CcEvent, Congestion, CongestionControl};
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
 
@@ -61,55 +65,6 @@ const BICTCP_HZ: u32 = 10;
 const HZ: u64 = 1_000;
 /// Nanoseconds per jiffy.
 const NS_PER_JIFFY: u64 = 1_000_000_000 / HZ;
-
-/// CUBIC's parameters in the kernel's units, with their defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CubicConfig {
-    /// Multiplicative decrease, in 1/1024 (Linux `beta` = 717: 0.7, RFC 9438 §4.6).
-    pub beta: u32,
-    /// `C` in 10/1024 segments per s^3 (Linux `bic_scale` = 41: C = 0.4, RFC 9438 §5).
-    pub bic_scale: u32,
-    /// Fast convergence (RFC 9438 §4.7; Linux `fast_convergence` = 1).
-    pub fast_convergence: bool,
-    /// The slow-start exit.
-    pub hystart: HystartMode,
-}
-
-impl Default for CubicConfig {
-    fn default() -> Self {
-        CubicConfig {
-            beta: 717,
-            bic_scale: 41,
-            fast_convergence: true,
-            hystart: HystartMode::Linux,
-        }
-    }
-}
-
-impl CubicConfig {
-    /// The kernel's `beta` for a factor `beta` in (0, 1): the nearest 1/1024, within 1..=1023.
-    pub fn beta_from(beta: f64) -> u32 {
-        ((beta * BETA_SCALE as f64).round() as u32).clamp(1, BETA_SCALE - 1)
-    }
-
-    /// The kernel's `bic_scale` for `c` (segments/s^3): the nearest 10/1024, at least 1.
-    pub fn bic_scale_from(c: f64) -> u32 {
-        ((c * BETA_SCALE as f64 / 10.0)
-            .round()
-            .min(u32::MAX as f64 / 10.0) as u32)
-            .max(1)
-    }
-
-    /// Beta as a fraction (717 → 0.7001953125).
-    pub fn beta_f64(self) -> f64 {
-        self.beta as f64 / BETA_SCALE as f64
-    }
-
-    /// C in segments per s^3 (41 → 0.400390625).
-    pub fn c_f64(self) -> f64 {
-        self.bic_scale as f64 * 10.0 / BETA_SCALE as f64
-    }
-}
 
 /// CUBIC's state: Linux's `struct bictcp` plus the window it moves.
 #[derive(Clone, Debug)]
@@ -428,23 +383,33 @@ impl CongestionControl for Cubic {
 
     /// `W_max` once there was a congestion event; `K` and the epoch's start while an epoch
     /// runs (congestion avoidance since the last reduction).
-    fn cc_state(&self) -> CcState {
-        CcState {
-            w_max: (self.last_max_cwnd > 0).then_some(self.last_max_cwnd as f64),
-            k: self.epoch_start.map(|_| self.k()),
-            epoch_start: self.epoch_start.map(|j| SimTime(j * NS_PER_JIFFY)),
-            ..CcState::default()
+    /// (In the order of its declared trace fields.)
+    fn trace(&self, values: &mut [f64]) {
+        if self.last_max_cwnd > 0 {
+            values[0] = self.last_max_cwnd as f64;
+        }
+        if let Some(epoch) = self.epoch_start {
+            values[1] = self.k().as_nanos() as f64;
+            values[2] = (epoch * NS_PER_JIFFY) as f64;
         }
     }
 
-    fn on_undo(&mut self, _now: SimTime) {
+    fn undo_cwnd(&mut self, _now: SimTime) -> Window {
         // tcp_reno_undo_cwnd(): max(cwnd, prior_cwnd).
-        self.cwnd = self.cwnd.max(self.prior_cwnd);
+        self.cwnd.max(self.prior_cwnd)
     }
 
+    fn on_event(&mut self, now: SimTime, event: CcEvent) {
+        if let CcEvent::TxStart { idle } = event {
+            self.restart_epoch_after_idle(now, idle);
+        }
+    }
+}
+
+impl Cubic {
     /// Linux `cubictcp_cwnd_event(CA_EVENT_TX_START)`: after `idle`, shift the epoch by it
     /// ("keep cwnd growth to cubic curve"), never past now.
-    fn on_tx_start(&mut self, now: SimTime, idle: SimDuration) {
+    fn restart_epoch_after_idle(&mut self, now: SimTime, idle: SimDuration) {
         let Some(epoch) = self.epoch_start else {
             return;
         };

@@ -3,6 +3,7 @@
 //! Reno-friendly region, idle periods, timeouts, undo, slow start and HyStart.
 
 use super::*;
+use crate::tcp::cc::{CcEvent, HystartMode};
 
 fn at_ms(ms: u64) -> SimTime {
     SimTime(ms * 1_000_000)
@@ -238,14 +239,29 @@ fn an_idle_period_shifts_the_epoch() {
     assert_eq!(c.epoch_start, Some(5));
     // Sending resumes at 3 s after 2.5 s without sending: the curve resumes where it
     // was at 0.5 s.
-    c.on_tx_start(at_ms(3_000), SimDuration::from_millis(2_500));
+    c.on_event(
+        at_ms(3_000),
+        CcEvent::TxStart {
+            idle: SimDuration::from_millis(2_500),
+        },
+    );
     assert_eq!(c.epoch_start, Some(2_505));
     // Never beyond now.
-    c.on_tx_start(at_ms(3_000), SimDuration::from_secs(100));
+    c.on_event(
+        at_ms(3_000),
+        CcEvent::TxStart {
+            idle: SimDuration::from_secs(100),
+        },
+    );
     assert_eq!(c.epoch_start, Some(3_000));
     // No epoch (in slow start, or after a reduction): nothing to shift.
     let mut fresh = cubic(10, CubicConfig::default());
-    fresh.on_tx_start(at_ms(3_000), SimDuration::from_secs(1));
+    fresh.on_event(
+        at_ms(3_000),
+        CcEvent::TxStart {
+            idle: SimDuration::from_secs(1),
+        },
+    );
     assert_eq!(fresh.epoch_start, None);
 }
 
@@ -259,7 +275,12 @@ fn the_curve_after_an_idle_period_continues_where_it_stopped() {
     idle.on_congestion(at_ms(0), Congestion::FastRetransmit, Window::segments(100));
     let b1 = drive(&mut idle, at_ms(0), at_ms(1_001), 1_000, &probes[..1]);
     // 5 s idle, then the second second.
-    idle.on_tx_start(at_ms(6_001), SimDuration::from_millis(5_000));
+    idle.on_event(
+        at_ms(6_001),
+        CcEvent::TxStart {
+            idle: SimDuration::from_millis(5_000),
+        },
+    );
     let b2 = drive(&mut idle, at_ms(6_001), at_ms(7_001), 1_000, &[7_000]);
     assert_eq!(a, [b1[0], b2[0]]);
 }
@@ -326,8 +347,7 @@ fn growth_waits_while_not_cwnd_limited() {
 fn undo_restores_the_window_before_the_reduction() {
     let mut c = cubic(100, CubicConfig::default());
     c.on_congestion(at_ms(0), Congestion::FastRetransmit, Window::segments(100));
-    c.on_undo(at_ms(1));
-    assert_eq!(c.cwnd(), Window::segments(100));
+    assert_eq!(c.undo_cwnd(at_ms(1)), Window::segments(100));
 }
 
 #[test]

@@ -48,11 +48,100 @@
 //!
 //! See docs/ns2-behaviour.md §6.
 
+mod ns2;
+
 use std::collections::VecDeque;
 
-use super::{halved_ssthresh, AckSample, Congestion, CongestionControl};
+use serde_json::{json, Value};
+
+use super::declare::ALL_PROFILES;
+use super::{
+    halved_ssthresh, AckSample, BuildContext, Cc, CcEvent, Congestion, CongestionControl,
+    Declaration, Declared, DefaultRecovery, OptionDecl, OptionError, OptionKind, OptionReader,
+    RecoveryRule,
+};
+use crate::tcp::config::Dialect;
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
+
+/// Thresholds are whole segments, up to a million.
+const THRESHOLD: OptionKind = OptionKind::Int {
+    min: 0,
+    max: 1_000_000,
+};
+
+/// `alpha`: grow below it.
+pub const ALPHA: OptionDecl = OptionDecl {
+    name: "alpha",
+    kind: THRESHOLD,
+    default: "`1`",
+    doc: "segments queued below which congestion avoidance grows the window",
+    source: "ns-2 `v_alpha_`",
+};
+/// `beta`: shrink above it.
+pub const BETA: OptionDecl = OptionDecl {
+    name: "beta",
+    kind: THRESHOLD,
+    default: "`3`",
+    doc: "segments queued above which congestion avoidance shrinks the window (not below \
+          alpha)",
+    source: "ns-2 `v_beta_`",
+};
+/// `gamma`: leave slow start above it.
+pub const GAMMA: OptionDecl = OptionDecl {
+    name: "gamma",
+    kind: THRESHOLD,
+    default: "`1`",
+    doc: "segments queued above which slow start ends",
+    source: "ns-2 `v_gamma_`",
+};
+
+impl Declared for VegasConfig {
+    const DECLARATION: &'static Declaration = &Declaration {
+        name: "vegas",
+        summary: "TCP Vegas (Brakmo & Peterson 1994), as ns-2.35 runs it: expected against \
+                  actual rate once per round trip",
+        options: &[&ALPHA, &BETA, &GAMMA],
+        trace: &[],
+        modes: &[],
+        profiles: ALL_PROFILES,
+        recovery: RecoveryRule::any(DefaultRecovery::Always("reno")),
+        needs_ecn: None,
+        paces: false,
+        cong_control: false,
+        ns2_sends_syn: false,
+    };
+    fn configure(options: &dyn OptionReader) -> Result<Self, OptionError> {
+        let d = VegasConfig::default();
+        let int = |o: &OptionDecl, default: u32| -> Result<u32, OptionError> {
+            Ok(options.int(o)?.map_or(default, |n| n as u32))
+        };
+        let (alpha, beta, gamma) = (
+            int(&ALPHA, d.alpha)?,
+            int(&BETA, d.beta)?,
+            int(&GAMMA, d.gamma)?,
+        );
+        if beta < alpha {
+            return Err(options.error(&BETA, format!("({beta}) must not be below alpha ({alpha})")));
+        }
+        Ok(VegasConfig { alpha, beta, gamma })
+    }
+    fn describe(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            (ALPHA.name, json!(self.alpha)),
+            (BETA.name, json!(self.beta)),
+            (GAMMA.name, json!(self.gamma)),
+        ]
+    }
+    /// Under the ns-2 dialect, with ns-2's per-segment ring of `window_` records.
+    fn build(&self, flow: &mut BuildContext<'_>) -> Cc {
+        let mut vegas = Vegas::new(flow.initial_window, flow.initial_ssthresh, *self);
+        if flow.dialect == Dialect::Ns2 {
+            vegas.reproduce_ns2_artefacts(flow.receiver_window);
+        }
+        Cc::Vegas(vegas)
+    }
+}
 
 /// Vegas's thresholds in segments (ns-2 `v_alpha_`, `v_beta_`, `v_gamma_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,12 +256,6 @@ impl Vegas {
         }
     }
 
-    /// Follow ns-2 in what the module doc lists as its artefacts; its ring has `slots`
-    /// records (`window_`, the receiver window).
-    pub fn reproduce_ns2_artefacts(&mut self, slots: u32) {
-        self.ns2_ring = Some(slots.max(1));
-    }
-
     fn end_of_sent(&self) -> u32 {
         self.first_seq + self.sent.len() as u32
     }
@@ -180,15 +263,6 @@ impl Vegas {
     fn record(&self, seq: u32) -> Option<Sent> {
         let i = seq.checked_sub(self.first_seq)?;
         self.sent.get(i as usize).copied()
-    }
-
-    /// ns-2 dialect: the uncleared record still in the ring slot of unsent segment `seq`.
-    fn stale_slot(&self, seq: u32) -> Option<Sent> {
-        let m = self.ns2_ring?;
-        match self.uncleared.front() {
-            Some(&(old, s)) if old.checked_add(m) == Some(seq) => Some(s),
-            _ => None,
-        }
     }
 
     /// True if segment `seq` has been out at least the fine-grained timeout: Vegas then
@@ -278,32 +352,6 @@ impl Vegas {
         });
     }
 
-    /// ns-2 dialect: segment `first_seq` is retransmitted on the `dupacks`-th duplicate
-    /// ACK. A cut window is inflated by the duplicates so far (ns-2's `cwnd_ = v_newcwnd_ +
-    /// dupacks_`). Returns true if this is the segment's first retransmission.
-    pub fn on_ns2_retransmit(&mut self, now: SimTime, window: Window, dupacks: u32) -> bool {
-        let (cut, first) = self.loss(now, window);
-        if let Some(w) = cut {
-            self.cut_window = w;
-            self.cwnd = w + dupacks as f64;
-        }
-        first
-    }
-
-    /// ns-2 dialect: a duplicate ACK beyond the threshold inflates the window by one.
-    pub fn on_ns2_dup_ack(&mut self) {
-        self.cwnd += 1.0;
-    }
-
-    /// ns-2 dialect: the first new ACK after duplicates beyond the threshold takes the
-    /// inflation back, and slow start is over.
-    pub fn end_ns2_inflation(&mut self) {
-        if self.cwnd > self.cut_window {
-            self.cwnd = self.cut_window;
-            self.ssthresh = 2;
-        }
-    }
-
     /// The end of a round: compare the expected and actual rates and decide the growth per
     /// ACK for the next round. `last_acked` is the segment just acknowledged.
     fn end_round(&mut self, now: SimTime, last_acked: u32) {
@@ -390,21 +438,9 @@ impl Vegas {
     }
 }
 
-/// A duration in seconds, as ns-2's double clock.
-fn secs(d: SimDuration) -> f64 {
-    d.as_nanos() as f64 / 1e9
-}
-
-impl CongestionControl for Vegas {
-    fn cwnd(&self) -> Window {
-        Window::from_f64(self.cwnd)
-    }
-
-    fn ssthresh(&self) -> Window {
-        Window::segments(self.ssthresh)
-    }
-
-    fn on_sent(&mut self, now: SimTime, seq: u32, _retransmit: bool) {
+impl Vegas {
+    /// Segment `seq` left at `now`.
+    fn on_sent(&mut self, now: SimTime, seq: u32) {
         if self.origin.is_none() {
             self.origin = Some(now);
             self.cut_at = now;
@@ -439,6 +475,21 @@ impl CongestionControl for Vegas {
             });
         }
     }
+}
+
+/// A duration in seconds, as ns-2's double clock.
+fn secs(d: SimDuration) -> f64 {
+    d.as_nanos() as f64 / 1e9
+}
+
+impl CongestionControl for Vegas {
+    fn cwnd(&self) -> Window {
+        Window::from_f64(self.cwnd)
+    }
+
+    fn ssthresh(&self) -> Window {
+        Window::segments(self.ssthresh)
+    }
 
     fn set_cwnd(&mut self, cwnd: Window) {
         self.cwnd = cwnd.as_f64().max(1.0);
@@ -448,15 +499,11 @@ impl CongestionControl for Vegas {
         self.ssthresh = ssthresh.whole().max(2);
     }
 
-    fn on_dup_ack(&mut self, now: SimTime) {
-        self.on_any_ack(now);
-    }
-
-    fn retransmit_due(&mut self, now: SimTime, seq: u32, dupacks: u32) -> bool {
-        if dupacks == 0 {
-            self.recheck_after_retransmit(now, seq)
-        } else {
-            self.segment_expired(now, seq)
+    fn on_event(&mut self, now: SimTime, event: CcEvent) {
+        match event {
+            CcEvent::Sent { seq, .. } => self.on_sent(now, seq),
+            CcEvent::DupAck => self.on_any_ack(now),
+            _ => {}
         }
     }
 

@@ -17,7 +17,7 @@ fn clocked(v: &mut Vegas, acks: usize, rtt_ms: impl Fn(u32) -> u64) -> Vec<(u64,
     let mut out = Vec::new();
     loop {
         while next < una + v.cwnd().whole() {
-            v.on_sent(ms(now), next, false);
+            v.on_sent(ms(now), next);
             due.push(Reverse((now + rtt_ms(next), next + 1)));
             next += 1;
         }
@@ -84,8 +84,8 @@ fn the_fine_grained_timeout_follows_the_samples() {
         if ns2 {
             v.reproduce_ns2_artefacts(20);
         }
-        v.on_sent(ms(0), 0, false);
-        v.on_sent(ms(0), 1, false);
+        v.on_sent(ms(0), 0);
+        v.on_sent(ms(0), 1);
         // The first ACK: timeout (2 * 0.1 + 0.1) / 2 = 0.15 s (a hair more in doubles).
         // Segment 0's sample (0.1 s, no error) then shrinks the deviation: (0.2 + 0.075)
         // / 2 * 17/16 = 0.146 s, except in ns-2, where a segment sent at the first
@@ -102,10 +102,10 @@ fn after_first_ack(last: u32, ns2: bool) -> Vegas {
     if ns2 {
         v.reproduce_ns2_artefacts(4);
     }
-    v.on_sent(ms(0), 0, false);
+    v.on_sent(ms(0), 0);
     v.on_ack(&AckSample::new(ms(100), 1, 1));
     for s in 1..=last {
-        v.on_sent(ms(100), s, false);
+        v.on_sent(ms(100), s);
     }
     v
 }
@@ -121,18 +121,18 @@ fn a_retransmission_cuts_a_quarter_once_per_window_and_a_repeated_one_half() {
     assert_eq!(v.cwnd, 14.0);
     v.end_ns2_inflation();
     assert_eq!((v.cwnd, v.ssthresh), (9.0, 2));
-    v.on_sent(ms(150), 1, true);
+    v.on_sent(ms(150), 1);
     v.on_ack(&AckSample::new(ms(200), 2, 1));
     let w = v.cwnd;
     // Segment 2 left before that cut: no second cut for the same window.
     assert!(v.on_ns2_retransmit(ms(250), Window::segments(9), 3));
     assert_eq!(v.cwnd, w);
     // Its retransmission is lost too: half.
-    v.on_sent(ms(250), 2, true);
+    v.on_sent(ms(250), 2);
     assert!(!v.on_ns2_retransmit(ms(400), Window::segments(9), 3));
     assert_eq!(v.cwnd, 4.0 + 3.0);
     // At most 3 segments: 2.
-    v.on_sent(ms(450), 2, true);
+    v.on_sent(ms(450), 2);
     v.on_ns2_retransmit(ms(600), Window::segments(3), 1);
     assert_eq!(v.cwnd, 2.0 + 1.0);
 }
@@ -145,7 +145,7 @@ fn ns2_ring_wraps_leave_records_uncleared() {
         let mut v = after_first_ack(4, ns2);
         v.on_ack(&AckSample::new(ms(200), 5, 4));
         for s in 5..=8 {
-            v.on_sent(ms(200), s, false);
+            v.on_sent(ms(200), s);
         }
         v.on_ack(&AckSample::new(ms(300), 5, 0));
         // Segment 5 lost: ns-2 takes it for a retransmission lost again and halves.

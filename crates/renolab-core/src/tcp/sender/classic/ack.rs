@@ -4,7 +4,7 @@
 
 use super::{ClassicSender, Episode};
 use crate::packet::sack::SackBlocks;
-use crate::tcp::cc::{AckSample, Congestion, CongestionControl};
+use crate::tcp::cc::{AckSample, CcEvent, Congestion, CongestionControl};
 use crate::tcp::config::Dialect;
 use crate::tcp::recovery::LossRecovery;
 use crate::tcp::window::Window;
@@ -14,7 +14,12 @@ impl<C: CongestionControl, R: LossRecovery<C>> ClassicSender<C, R> {
     /// The SYN-ACK arrived: the connection is open (its RTT is the first sample).
     pub fn on_syn_ack(&mut self, now: SimTime) {
         if let Some(since_first_syn) = self.s.conn.on_syn_ack(now) {
-            self.cc.on_syn_ack(now, since_first_syn);
+            self.cc.on_event(
+                now,
+                CcEvent::SynAck {
+                    rtt: since_first_syn,
+                },
+            );
             self.s.conn.opened();
         }
     }
@@ -191,7 +196,7 @@ impl<C: CongestionControl, R: LossRecovery<C>> ClassicSender<C, R> {
 
     fn on_dup_ack(&mut self, now: SimTime) {
         self.s.dupacks += 1;
-        self.cc.on_dup_ack(now);
+        self.cc.on_event(now, CcEvent::DupAck);
         if self.recovery.on_dup_ack(&mut self.s, &mut self.cc, now) {
             return;
         }
@@ -199,9 +204,9 @@ impl<C: CongestionControl, R: LossRecovery<C>> ClassicSender<C, R> {
         let threshold = s.conn.config.dupack_threshold;
         let threshold_reached =
             s.dupacks == threshold || self.recovery.sack_says_lost(s, s.conn.snd_una);
-        // The controller's own loss detection (Vegas's fine-grained timer) may retransmit
+        // The recovery's own loss detection (Vegas's fine-grained timer) may retransmit
         // before the threshold.
-        let early = s.dupacks < threshold && self.cc.retransmit_due(now, s.conn.snd_una, s.dupacks);
+        let early = s.dupacks < threshold && self.recovery.retransmits_early(s, &self.cc, now);
         if (threshold_reached || early) && self.ecn_already_reduced() {
             self.enter_recovery(now, false);
         } else if (threshold_reached || early)

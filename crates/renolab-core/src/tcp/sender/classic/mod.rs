@@ -181,15 +181,17 @@ pub struct ClassicSender<C, R> {
 
 impl<C: CongestionControl, R: LossRecovery<C>> ClassicSender<C, R> {
     /// A sender of `transfer` under `config` with controller `cc` and loss recovery
-    /// `recovery`; `clock_phase` is the phase of ns-2's tick clock, in ns.
+    /// `recovery`; `clock_phase` is the phase of ns-2's tick clock, in ns; `needs_ecn` for a
+    /// controller that relies on ECN (DCTCP).
     pub fn new(
         config: SenderConfig,
         transfer: Transfer,
         cc: C,
         recovery: R,
         clock_phase: u64,
+        needs_ecn: bool,
     ) -> Self {
-        let conn = Conn::new(config, transfer, clock_phase, cc.needs_ecn());
+        let conn = Conn::new(config, transfer, clock_phase, needs_ecn);
         ClassicSender {
             s: ClassicState::new(conn),
             cc,

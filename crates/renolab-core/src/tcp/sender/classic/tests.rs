@@ -50,6 +50,7 @@ fn ack(s: &mut TcpSender, t: SimTime, a: u32) -> Vec<(u32, bool)> {
 fn config_mut(s: &mut TcpSender) -> &mut SenderConfig {
     match s {
         TcpSender::Classic(c) => &mut c.conn_mut().config,
+        TcpSender::Vegas(c) => &mut c.conn_mut().config,
         TcpSender::Ns2Vegas(c) => &mut c.conn_mut().config,
         TcpSender::Linux(_) => panic!("a classic sender"),
     }

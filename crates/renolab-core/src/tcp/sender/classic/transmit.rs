@@ -2,7 +2,7 @@
 //! and new data as the window (or loss recovery's choice) allows.
 
 use super::ClassicSender;
-use crate::tcp::cc::CongestionControl;
+use crate::tcp::cc::{CcEvent, CongestionControl};
 use crate::tcp::config::Dialect;
 use crate::tcp::recovery::{LossRecovery, Selection};
 use crate::tcp::sender::conn::Prelude;
@@ -91,7 +91,7 @@ impl<C: CongestionControl, R: LossRecovery<C>> ClassicSender<C, R> {
         } else if s.timed.is_none() {
             s.timed = Some((seq, now));
         }
-        self.cc.on_sent(now, seq, retransmit);
+        self.cc.on_event(now, CcEvent::Sent { seq, retransmit });
         self.s.conn.finish_send(now, seq, retransmit, &self.cc)
     }
 }

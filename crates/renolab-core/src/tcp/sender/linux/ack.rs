@@ -158,8 +158,7 @@ impl LinuxSender {
                     ca_state: self.ca,
                     next_send: self.conn.pacer.next_send(),
                 };
-                self.cc.cong_control(&sample);
-                if self.cc.marks_app_limited() {
+                if self.cc.cong_control(&sample).app_limited {
                     self.rate.on_app_limited(self.segs.in_flight());
                 }
             }
@@ -200,12 +199,12 @@ impl LinuxSender {
                 CaState::Cwr if self.conn.snd_una != self.high_seq => {
                     self.end_reduction();
                     self.ca = CaState::Open;
-                    self.cc.on_recovery_end(now);
+                    self.cc.on_event(now, CcEvent::RecoveryEnd);
                 }
                 CaState::Recovery => {
                     self.ca = CaState::Open;
                     self.end_reduction();
-                    self.cc.on_recovery_end(now);
+                    self.cc.on_event(now, CcEvent::RecoveryEnd);
                 }
                 _ => {}
             }
@@ -221,7 +220,7 @@ impl LinuxSender {
                 if self.conn.snd_una >= self.high_seq {
                     // Everything outstanding at the timeout is acknowledged.
                     self.ca = CaState::Open;
-                    self.cc.on_recovery_end(now);
+                    self.cc.on_event(now, CcEvent::RecoveryEnd);
                 } else {
                     let prior_retrans = self.segs.retrans_out;
                     reo_timer = self.detect_losses(now);

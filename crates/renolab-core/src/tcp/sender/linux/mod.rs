@@ -44,7 +44,7 @@ use super::conn::Prelude;
 use super::{Conn, Transmit};
 use crate::packet::sack::SackBlocks;
 pub use crate::tcp::cc::CaState;
-use crate::tcp::cc::{AckSample, Cc, Congestion, CongestionControl, ConnState};
+use crate::tcp::cc::{AckSample, Cc, CcEvent, Congestion, CongestionControl, ConnState};
 use crate::tcp::config::{SenderConfig, Transfer};
 use crate::tcp::minmax::{Keep, MinMax};
 use crate::tcp::rate::RateEstimator;
@@ -193,7 +193,12 @@ impl LinuxSender {
     /// sample and the first min RTT.
     pub fn on_syn_ack(&mut self, now: SimTime) {
         if let Some(since_first_syn) = self.conn.on_syn_ack(now) {
-            self.cc.on_syn_ack(now, since_first_syn);
+            self.cc.on_event(
+                now,
+                CcEvent::SynAck {
+                    rtt: since_first_syn,
+                },
+            );
             self.update_min_rtt(now, since_first_syn);
             self.conn.opened();
         }
@@ -221,7 +226,7 @@ impl LinuxSender {
     }
 
     /// The next segment to put on the wire now: the SYN, an RTO's retransmission, else what
-    /// [`LinuxSender::next_segment`] chooses, unless pacing holds it back.
+    /// `next_segment` chooses, unless pacing holds it back.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
         match self.conn.prelude(now) {
             Prelude::Nothing => return None,
@@ -248,7 +253,7 @@ impl LinuxSender {
     /// Segment `seq` leaves at `now`.
     fn emit(&mut self, now: SimTime, seq: u32) -> Transmit {
         let retransmit = self.conn.begin_send(seq);
-        self.cc.on_sent(now, seq, retransmit);
+        self.cc.on_event(now, CcEvent::Sent { seq, retransmit });
         self.on_sent(now, seq, retransmit);
         self.conn.finish_send(now, seq, retransmit, &self.cc)
     }

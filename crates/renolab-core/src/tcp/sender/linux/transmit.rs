@@ -64,7 +64,7 @@ impl LinuxSender {
                     self.cc.set_ssthresh(ssthresh);
                     self.cc.set_cwnd(Window::segments(cwnd.max(restart)));
                 }
-                self.cc.on_tx_start(now, idle);
+                self.cc.on_event(now, CcEvent::TxStart { idle });
             }
         }
         let snapshot = self.rate.on_sent(now, self.segs.packets_out());
