@@ -18,11 +18,15 @@
 //!   [`crate::tcp::recovery::LossRecovery`] interface (ns-3's `TcpRecoveryOps`);
 //! - [`LinuxSender`] ([`linux`]), a Linux 6.x socket (`recovery = "prr"`): the retransmission
 //!   queue with SACK and RACK-TLP, PRR, Linux's congestion states and timers;
-//! - ns-2's Vegas agent, whose own duplicate-ACK rule replaces fast recovery: a classic
-//!   sender with the [`crate::tcp::recovery::VegasNs2`] recovery, typed to the Vegas
-//!   controller it drives.
+//! - a Vegas controller's classic sender, whose recovery is typed to the Vegas controller it
+//!   needs: Vegas's fine-grained loss detection around the flow's recovery
+//!   ([`crate::tcp::recovery::FineTimer`]), or, under the ns-2 dialect, ns-2's Vegas agent,
+//!   whose own duplicate-ACK rule replaces fast recovery
+//!   ([`crate::tcp::recovery::VegasNs2`]).
 //!
-//! Both share what every sender keeps (`conn.rs`: sequence variables, the SYN exchange, the
+//! [`TcpSender`] is the enum of these, one `match` per call; the per-packet paths of a
+//! classic flow never test for Linux, Vegas or ECN beyond their own fields. All share what
+//! every sender keeps (`conn.rs`: sequence variables, the SYN exchange, the
 //! RTT estimator, the one timer, pacing, ECN bits, counters) and the congestion controller
 //! ([`crate::tcp::cc`]).
 
