@@ -122,6 +122,9 @@ pub struct Host {
     pub ip: [u8; 4],
     /// SACK enabled in this namespace (`net.ipv4.tcp_sack`).
     pub sack: bool,
+    /// Generic segmentation offload on the host's device (the kernel's default, on): the
+    /// flows it sends build super-packets of several segments (`tcp_tso_autosize()`).
+    pub gso: bool,
 }
 
 /// How a flow's sender runs in the kernel.
@@ -259,6 +262,7 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
                 device: device_name(&name),
                 ip: node_ip(node as u32),
                 sack: true,
+                gso: true,
                 name,
             }
         })

@@ -37,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=_trace_names,
         action="append",
         default=[],
-        help="record traces: cwnd, rtt (from TCP_INFO), seq, queue, drops, hops (repeatable or comma-separated)",
+        help="record traces: cwnd, rtt, cc (from TCP_INFO), seq, queue, drops, hops (repeatable or comma-separated)",
     )
     p.add_argument("--format", choices=["parquet", "csv"], default="parquet", help="file format of the traces")
     p.add_argument("--pcap", action="store_true", help="write one pcap file per link (real datagrams) into DIR/pcap")

@@ -606,21 +606,27 @@ impl Tracer for Recorder {
 
     fn cc_changed(&mut self, now: SimTime, flow: u32, c: &CcState) {
         if let Some(s) = &mut self.cc {
-            // Time, flow, and at most MAX_CC_COLUMNS of 8 bytes.
-            let mut record =
-                sink::RecordOf::<{ 12 + 8 * crate::tcp::cc::registry::MAX_CC_COLUMNS }>::new()
-                    .u64(now.0)
-                    .u32(flow);
-            for (i, column) in crate::tcp::cc::cc_columns().iter().enumerate() {
-                record = match column.kind {
-                    TraceKind::Mode => record.u8(c.mode(i)),
-                    TraceKind::Number => record.f64(c.value(i)),
-                };
-            }
-            s.push(record);
+            s.push(cc_record(now, flow, c));
         }
     }
 }
+
+/// The `cc` trace's record of `flow`'s controller state `c` at `now`: time, flow, and one
+/// value per column of [`crate::tcp::cc::cc_columns`] (also written by the emulator from the
+/// kernel's `TCP_INFO`).
+pub fn cc_record(now: SimTime, flow: u32, c: &CcState) -> CcRecord {
+    let mut record = CcRecord::new().u64(now.0).u32(flow);
+    for (i, column) in crate::tcp::cc::cc_columns().iter().enumerate() {
+        record = match column.kind {
+            TraceKind::Mode => record.u8(c.mode(i)),
+            TraceKind::Number => record.f64(c.value(i)),
+        };
+    }
+    record
+}
+
+/// A `cc` trace record: time, flow, and at most `MAX_CC_COLUMNS` values of 8 bytes.
+pub type CcRecord = sink::RecordOf<{ 12 + 8 * crate::tcp::cc::registry::MAX_CC_COLUMNS }>;
 
 #[cfg(test)]
 mod tests {
