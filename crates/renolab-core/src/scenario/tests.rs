@@ -551,6 +551,53 @@ fn red_in_packets_round_trips_through_the_normalised_json() {
     }
 }
 
+#[test]
+fn dualpi2_takes_the_kernels_defaults_and_its_keys_round_trip() {
+    use crate::queue::{DualPi2Config, EcnMask, QueueLimit, StepThresh};
+    let with = |q: &str| {
+        let text = BASE.replace("delay = \"1ms\"", &format!("delay = \"1ms\"\nqueue = {q}"));
+        let s = Scenario::from_toml_str(&text).unwrap();
+        let again = Scenario::from_json_str(&s.to_json().to_string()).unwrap();
+        assert_eq!(
+            s.links[0].forward.queue, again.links[0].forward.queue,
+            "{q}"
+        );
+        match s.links[0].forward.queue {
+            QueueSpec::DualPi2(c) => c,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(with("{ kind = \"dualpi2\" }"), DualPi2Config::default());
+    let c = with(
+        "{ kind = \"dualpi2\", limit_bytes = 1000000, target = \"5ms\", tupdate = \"10ms\", \
+         alpha = 0.3, beta = 6.0, step_thresh = 8, min_qlen_step = 2, coupling = 3, \
+         drop_overload = false, drop_early = true, c_protection = 30, ecn_mask = \"any_ect\", mtu = 1500 }",
+    );
+    assert_eq!(
+        c,
+        DualPi2Config {
+            limit: QueueLimit::Bytes(1_000_000),
+            target: SimDuration::from_millis(5),
+            tupdate: SimDuration::from_millis(10),
+            alpha: 0.3,
+            beta: 6.0,
+            step_thresh: StepThresh::Packets(8),
+            min_qlen_step: 2,
+            coupling: 3,
+            drop_overload: false,
+            drop_early: true,
+            c_protection: 30,
+            ecn_mask: EcnMask::AnyEct,
+            mtu: 1500,
+        }
+    );
+    let c = with("{ kind = \"dualpi2\", step_thresh = \"500us\" }");
+    assert_eq!(
+        c.step_thresh,
+        StepThresh::Delay(SimDuration::from_micros(500))
+    );
+}
+
 fn python_flow(variant: &str, options: &str) -> String {
     BASE.replace(
         "variant = \"reno\"",
