@@ -692,3 +692,38 @@ fn a_python_variant_must_name_a_module_and_a_class() {
         "flow[0].variant: unknown variant \"westwood\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, toy, or \"python:<module>:<Class>\" for a Python controller"
     );
 }
+
+#[test]
+fn options_ecn_takes_classic_or_accecn_and_accecn_needs_the_linux_profile() {
+    let flow = |profile: &str, ecn: &str| {
+        format!(
+            r#"
+[simulation]
+duration = "1s"
+profile = "{profile}"
+[[topology]]
+kind = "dumbbell"
+n = 1
+access = {{ rate = "1Gbps", delay = "1ms" }}
+bottleneck = {{ rate = "10Mbps", delay = "10ms" }}
+[[flow]]
+name = "f"
+variant = "cubic"
+src = "s1"
+dst = "d1"
+options = {{ ecn = {ecn} }}
+"#
+        )
+    };
+    let s = Scenario::from_toml_str(&flow("linux", "\"accecn\"")).unwrap();
+    let tcp = s.flows[0].tcp().unwrap();
+    assert!(tcp.sender.ecn && tcp.sender.accecn);
+    assert_eq!(tcp.receiver.ecn, crate::tcp::ecn::EchoMode::AccEcn);
+    let s = Scenario::from_toml_str(&flow("linux", "\"classic\"")).unwrap();
+    let tcp = s.flows[0].tcp().unwrap();
+    assert!(tcp.sender.ecn && !tcp.sender.accecn);
+    let e = Scenario::from_toml_str(&flow("rfc", "\"accecn\"")).unwrap_err();
+    assert!(e.to_string().contains("flow[0].options.ecn") && e.to_string().contains("linux"), "{e}");
+    let e = Scenario::from_toml_str(&flow("linux", "\"l4s\"")).unwrap_err();
+    assert!(e.to_string().contains("\"classic\" or \"accecn\""), "{e}");
+}

@@ -90,6 +90,12 @@ impl Cc {
         self.declaration().is_some_and(|d| d.needs_ecn.is_some())
     }
 
+    /// The controller's data carry ECT(1) and it needs Accurate ECN (Linux
+    /// `TCP_CONG_WANTS_ECT_1`: an L4S controller).
+    pub fn wants_ect1(&self) -> bool {
+        self.declaration().is_some_and(|d| d.wants_ect1.is_some())
+    }
+
     /// The controller sets the window itself on every ACK (Linux's `cong_control` hook).
     #[inline]
     pub fn controls_window(&self) -> bool {
@@ -150,6 +156,10 @@ pub struct AckSample {
     /// The connection's delivery counters and state after this ACK, as Linux's
     /// `cong_control` hook reads them (kept by the Linux loss recovery; zero elsewhere).
     pub conn: ConnState,
+    /// Under Accurate ECN, the segments this ACK newly reported CE-marked (RFC 9768
+    /// §3.2.2.5; Linux `rs->ece_delta`); 0 otherwise. Their bytes are `ce_delta` full
+    /// segments: without the AccECN option the receiver counts packets.
+    pub ce_delta: u32,
 }
 
 /// What Linux's `cong_control` hook (`bbr_main()`) reads from `tcp_sock` and the rate sample
@@ -173,6 +183,8 @@ pub struct ConnState {
     pub ca_state: CaState,
     /// The earliest time the next segment may leave under pacing (`tp->tcp_wstamp_ns`).
     pub next_send: SimTime,
+    /// Segments reported CE-marked so far under Accurate ECN (`tp->delivered_ce`).
+    pub delivered_ce: u64,
 }
 
 impl Default for ConnState {
@@ -186,6 +198,7 @@ impl Default for ConnState {
             prior_in_flight: 0,
             ca_state: CaState::Open,
             next_send: SimTime::ZERO,
+            delivered_ce: 0,
         }
     }
 }
@@ -208,6 +221,7 @@ impl AckSample {
             ece: false,
             cwnd_limited: true,
             conn: ConnState::default(),
+            ce_delta: 0,
         }
     }
 }

@@ -4,7 +4,6 @@
 //! carry, and the counters.
 
 use super::{SegmentKind, SenderStats, Transmit};
-use crate::packet::Ecn;
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::config::{Dialect, SenderConfig, Transfer};
 use crate::tcp::ecn::EcnSender;
@@ -207,7 +206,7 @@ impl Conn {
             payload: 0,
             wire_bytes: self.config.header_bytes,
             retransmit,
-            ecn: Ecn::NONE,
+            ecn: self.ecn.syn_bits(),
         }
     }
 
