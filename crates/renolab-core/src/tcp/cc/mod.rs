@@ -40,6 +40,7 @@ mod dctcp;
 pub mod declare;
 mod hystart;
 mod newreno;
+mod prague;
 pub mod registry;
 mod reno;
 mod sack;
@@ -58,6 +59,7 @@ pub use declare::{
 };
 pub use hystart::HystartMode;
 pub use newreno::{NewReno, NewRenoCcConfig};
+pub use prague::{Prague, PragueConfig};
 pub use registry::{cc_columns, cc_modes, CcState, NO_MODE};
 pub use reno::{Growth, Reno, RenoConfig};
 pub use sack::SackConfig;
@@ -80,6 +82,7 @@ crate::controllers! {
     Cubic(CubicConfig => Cubic),
     Bbr(BbrConfig => Box<Bbr>),
     Dctcp(DctcpConfig => Dctcp),
+    Prague(PragueConfig => Box<Prague>),
     #[cfg(test)]
     Toy(toy::ToyConfig => toy::Toy),
 }
@@ -299,6 +302,11 @@ pub trait CongestionControl {
     /// The rate the sender should pace at, if this controller paces.
     fn pacing_rate(&self) -> Option<BitsPerSec> {
         None
+    }
+    /// Segments that leave back to back per pacing release (Linux's `tso_segs` hook: the
+    /// size of a GSO buffer); 1 for a controller that does not say.
+    fn tso_segs(&self) -> u32 {
+        1
     }
     /// Loss recovery sets the window (Linux writes `tp->snd_cwnd`): PRR's per-ACK
     /// reductions (RFC 6937), the end of a reduction (Linux `tcp_end_cwnd_reduction()`),

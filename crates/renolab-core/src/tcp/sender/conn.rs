@@ -279,6 +279,7 @@ impl Conn {
             let rate = self.pacing_rate(cc);
             self.pacer
                 .on_sent(now, wire_bytes, self.stats.segments_sent, rate);
+            self.pacer.count_burst(now, cc.tso_segs());
         }
         if self.timer.is_none() {
             self.restart_timer(now);

@@ -249,7 +249,16 @@ impl LinuxSender {
             return Some(self.emit(now, seq));
         }
         if self.conn.pacer.holds(now) {
-            // Paced: the segment waits for its release time (one wake-up per flow).
+            // Paced: the segment waits for its release time (one wake-up per flow). The
+            // window may be full all the same (tcp_write_xmit(): `is_cwnd_limited |=
+            // in_flight >= cwnd` whatever stopped it); counted so for the controllers that
+            // set the window themselves (Prague, paced at exactly its window per SRTT,
+            // would otherwise never grow). Linux counts it for every controller; renolab's
+            // paced Reno and CUBIC keep their earlier outputs until that is decided.
+            if self.cc.controls_window() {
+                self.burst_cwnd_limited |=
+                    self.segs.in_flight() >= self.cc.cwnd().whole().max(1);
+            }
             self.on_burst_end(now);
             return None;
         }
