@@ -1,6 +1,7 @@
 """The figures of docs/variants/l4s.md, from renolab runs.
 
     python docs/variants/l4s_figures.py        # writes docs/variants/img/l4s-*.png
+    python docs/variants/l4s_figures.py --rows rows.json   # the rate balance from those rows
 
 `l4s-coexistence.png` is the figure the L4S team shows for DualPI2 (De Schepper et al.,
 "Dual Queue Coupled AQM: Deployable Very Low Queuing Delay for All", 2022; RFC 9332
@@ -88,9 +89,15 @@ def coexistence(out: Path) -> None:
     save_figure(fig, out / "l4s-coexistence.png", dpi=110)
 
 
-def rate_balance(out: Path) -> None:
-    """Prague/CUBIC rate ratio, L p99 and C mean delays against the base RTT (the sweep)."""
-    rows = [validation.steady_counters(rtt) for rtt in validation.RTTS_MS]
+def rate_balance(out: Path, rows_file: str | None) -> None:
+    """Prague/CUBIC rate ratio, L p99 and C mean delays against the base RTT (the sweep):
+    the rows of `benchmarks/l4s_validation.py --json FILE` if given, else measured again."""
+    if rows_file:
+        import json
+
+        rows = json.loads(Path(rows_file).read_text())
+    else:
+        rows = [validation.steady_counters(rtt) for rtt in validation.RTTS_MS]
     rtts = [r["rtt_ms"] for r in rows]
     fig, (left, right) = new_axes(9, 3.8, 1, 2)
     left.plot(rtts, [r["prague_mbps"] / r["cubic_mbps"] for r in rows], "o-", color="#333333",
@@ -124,9 +131,14 @@ def rate_balance(out: Path) -> None:
 
 
 def main() -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", help="benchmarks/l4s_validation.py's --json output")
+    args = parser.parse_args()
     IMG.mkdir(exist_ok=True)
     coexistence(IMG)
-    rate_balance(IMG)
+    rate_balance(IMG, args.rows)
     return 0
 
 
