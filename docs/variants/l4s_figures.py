@@ -107,6 +107,7 @@ def rate_balance(out: Path, rows_file: str | None) -> None:
     left.set_xscale("log", base=2)
     left.set_yscale("log", base=2)
     left.set_ylim(0.25, 4)
+    left.set_yticks([0.25, 0.5, 1, 2, 4], ["0.25", "0.5", "1", "2", "4"])
     left.set_xlabel("base RTT (ms)")
     left.set_ylabel("throughput ratio")
     right.plot(rtts, [r["c_delay_mean_ms"] for r in rows], "o-", color=COLOURS["cubic"],

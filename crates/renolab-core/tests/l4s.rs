@@ -6,8 +6,10 @@ use renolab_core::sim::{run, RunOutput};
 use renolab_core::trace::TraceRequest;
 use renolab_core::Scenario;
 
-fn dumbbell(queue: &str, flows: &str, duration: &str) -> Scenario {
-    let text = format!(
+/// The scenario file of a dumbbell of two flows (access 1 Gb/s, 0.5 ms; bottleneck 100 Mb/s,
+/// 9 ms, `queue`).
+fn dumbbell_text(queue: &str, flows: &str, duration: &str) -> String {
+    format!(
         r#"
 [simulation]
 seed = 1
@@ -21,8 +23,11 @@ access = {{ rate = "1Gbps", delay = "0.5ms" }}
 bottleneck = {{ rate = "100Mbps", delay = "9ms", queue = {queue} }}
 {flows}
 "#
-    );
-    Scenario::from_toml_str(&text).unwrap_or_else(|e| panic!("{e}"))
+    )
+}
+
+fn dumbbell(queue: &str, flows: &str, duration: &str) -> Scenario {
+    Scenario::from_toml_str(&dumbbell_text(queue, flows, duration)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 const PRAGUE_AND_CUBIC: &str = r#"
@@ -83,19 +88,7 @@ src = "s1"
 dst = "d1"
 options = { ecn = true }
 "#;
-    let text = format!(
-        r#"
-[simulation]
-duration = "1s"
-profile = "linux"
-[[topology]]
-kind = "dumbbell"
-n = 1
-access = {{ rate = "1Gbps", delay = "1ms" }}
-bottleneck = {{ rate = "10Mbps", delay = "10ms" }}
-{flows}
-"#
-    );
+    let text = dumbbell_text(r#"{ kind = "dualpi2" }"#, flows, "1s");
     let e = Scenario::from_toml_str(&text).unwrap_err().to_string();
     assert!(e.contains("flow[0].options.ecn") && e.contains("\"accecn\""), "{e}");
 }
