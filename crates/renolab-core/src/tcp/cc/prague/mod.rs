@@ -5,8 +5,9 @@
 //! Prague is DCTCP made safe for the Internet:
 //!
 //! - **ECN**: its packets carry ECT(1), the L4S identifier; it needs Accurate ECN (RFC 9768)
-//!   to count the CE-marked segments each ACK reports (`rs->ece_delta`), and falls back to
-//!   Reno (`prague_reno`) when AccECN was not negotiated.
+//!   to count the CE-marked segments each ACK reports (`rs->ece_delta`). The kernel falls
+//!   back to Reno (`prague_reno`) when AccECN was not negotiated; renolab's scenarios
+//!   always negotiate it (a flow's two ends share its options), so that is not modelled.
 //! - **Alpha**, the fraction of marked segments, is DCTCP's EWMA with gain g = 1/16
 //!   (`PRAGUE_SHIFT_G`), kept upscaled by 1/g in 24 fractional bits
 //!   (`prague_update_alpha()`), updated once per round trip, or once per target RTT when
@@ -20,8 +21,9 @@
 //!   (`acked − ece_delta`), scaled for RTT independence (`ai_ack_increase`), so the growth
 //!   per round trip is proportional to (1 − p)/p (`prague_update_cwnd()`). The socket's
 //!   window follows it one segment per ACK, rounded up, at least 2.
-//! - **Pacing** at 100 % of the window per smoothed RTT in congestion avoidance, 200 % in
-//!   slow start below half ssthresh (`prague_update_pacing_rate()`).
+//! - **Pacing** at 100 % of the fractional window per smoothed RTT in congestion avoidance,
+//!   200 % in slow start below half ssthresh (`prague_update_pacing_rate()` as in the
+//!   L4STeam tree's v0.6: the window, not its maximum with the flight), in GSO bursts.
 //! - **RTT independence**: after `rtt_transition` rounds out of slow start, a flow with an
 //!   RTT below `rtt_target` (25 ms) grows as a flow at the target RTT would
 //!   (`prague_rate_scaled_ai_ack_increase()`: the increase scales by (RTT/target)²) and
