@@ -48,7 +48,7 @@ FLOW_EXTRA_COLUMNS = ("goodput_bps", "sent_bps", "drop_rate", "bottleneck", "bot
 LINK_EXTRA_COLUMNS = ("rate_bps", "delay_s")
 #: ECN counters (docs/outputs.md), kept last so that the columns before them never move.
 FLOW_ECN_COLUMNS = ("ecn_marks", "cwnd_reductions")
-LINK_ECN_COLUMNS = ("marks",)
+LINK_ECN_COLUMNS = ("marks", "l_packets", "l_marks", "l_step_marks", "l_drops", "c_packets", "c_marks", "c_drops")
 
 
 class TraceNotRecordedError(KeyError, ValueError):

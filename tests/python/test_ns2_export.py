@@ -247,6 +247,7 @@ REFUSALS = {
     "pacing": (_set(["flow", 0, "options"], {"pacing": True}), "flow[0].options.pacing"),
     "codel": (_set(["link", 1, "queue"], {"kind": "codel"}), "link[1].queue.kind"),
     "fq_codel": (_set(["link", 1, "reverse"], {"queue": {"kind": "fq_codel"}}), "link[1].reverse.queue.kind"),
+    "dualpi2": (_set(["link", 1, "queue"], {"kind": "dualpi2"}), "link[1].queue.kind"),
     "latency jitter": (_set(["link", 0, "latency"], {"kind": "uniform", "min": "1ms", "max": "3ms"}),
                        "link[0].latency"),
     "exact clock": (_set(["flow", 0, "options"], {"clock_granularity": "0s"}), "flow[0].options.clock_granularity"),

@@ -32,13 +32,13 @@ EXPECTED_COLUMNS = {
     "cwnd": ["time_s", "flow", "cwnd", "ssthresh", "inflated_cwnd"],
     "seq": ["time_s", "flow", "event", "seq"],
     "rtt": ["time_s", "flow", "rtt_s", "srtt_s", "rto_s"],
-    "queue": ["time_s", "link", "packets", "bytes", "marked", "avg_packets"],
+    "queue": ["time_s", "link", "packets", "bytes", "marked", "avg_packets", "queue", "prob"],
     "drops": ["time_s", "link", "flow", "kind", "seq", "cause"],
-    "hops": ["time_s", "link", "event", "kind", "size", "flow", "seq", "uid"],
+    "hops": ["time_s", "link", "event", "kind", "size", "flow", "seq", "uid", "ecn"],
     # Then one column per value a Python controller traces (tests/python/test_python_cc.py).
     "cc": [
         "time_s", "flow", "mode", "btl_bw_bps", "min_rtt_s", "pacing_gain", "cwnd_gain", "pacing_rate_bps",
-        "delivery_rate_bps", "w_max", "k_s", "epoch_start_s",
+        "delivery_rate_bps", "w_max", "k_s", "epoch_start_s", "alpha", "frac_cwnd", "classic_ecn",
     ],
 }
 
@@ -65,6 +65,8 @@ def test_every_trace_has_its_documented_columns_and_categories(result):
     assert list(result.trace("hops")["event"].cat.categories) == ["enqueue", "dequeue", "receive", "drop", "retry"]
     assert list(result.trace("hops")["kind"].cat.categories) == ["data", "ack", "syn", "synack", "datagram"]
     assert list(result.trace("drops")["kind"].cat.categories) == ["data", "ack", "syn", "synack", "datagram"]
+    assert list(result.trace("hops")["ecn"].cat.categories) == ["not_ect", "ect1", "ect0", "ce"]
+    assert list(result.trace("queue")["queue"].cat.categories) == ["all", "l", "c"]
     assert list(result.trace("drops")["cause"].cat.categories) == [
         "overflow", "early", "aqm", "bit_error", "random", "burst", "scripted", "retry_limit"
     ]
@@ -230,14 +232,15 @@ def test_ns2_lines_for_hand_built_records():
     links = pd.DataFrame({"link": ["a", "a/rev", "b", "b/rev"], "from": ["s", "g", "g", "r"], "to": ["g", "s", "r", "g"]})
     flows = pd.DataFrame({"flow": ["f0", "f1"], "src": ["s", "s"], "dst": ["r", "r"]})
     dtype = np.dtype(list(TRACE_FIELDS["hops"]))
+    # time, link, event, kind, size, flow, seq, uid, ecn (Not-ECT)
     records = np.array(
         [
-            (0, 0, 0, 0, 1040, 1, 7, 3),  # + data of flow 1 on s->g
-            (1_000, 0, 1, 0, 1040, 1, 7, 3),  # -
-            (1_234_567, 0, 2, 0, 1040, 1, 7, 3),  # r at 0.0012346 s (ns-2 rounds to the microsecond)
-            (2_000_000, 3, 0, 1, 40, 1, 8, 3),  # slot 3 reused: + ACK of flow 1 on r->g
-            (2_500_000, 3, 3, 1, 40, 1, 8, 3),  # d
-            (1_500_000_000, 2, 0, 4, 200, 0, 0, 9),  # + datagram of flow 0 (not at its origin)
+            (0, 0, 0, 0, 1040, 1, 7, 3, 0),  # + data of flow 1 on s->g
+            (1_000, 0, 1, 0, 1040, 1, 7, 3, 0),  # -
+            (1_234_567, 0, 2, 0, 1040, 1, 7, 3, 0),  # r at 0.0012346 s (ns-2 rounds to the microsecond)
+            (2_000_000, 3, 0, 1, 40, 1, 8, 3, 0),  # slot 3 reused: + ACK of flow 1 on r->g
+            (2_500_000, 3, 3, 1, 40, 1, 8, 3, 0),  # d
+            (1_500_000_000, 2, 0, 4, 200, 0, 0, 9, 0),  # + datagram of flow 0 (not at its origin)
         ],
         dtype=dtype,
     )

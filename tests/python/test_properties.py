@@ -45,6 +45,9 @@ queues = st.one_of(
     st.integers(min_value=2, max_value=500).map(lambda n: {"kind": "red", "limit": n}),
     st.integers(min_value=1, max_value=500).map(lambda n: {"kind": "codel", "limit": n}),
     st.integers(min_value=1, max_value=500).map(lambda n: {"kind": "fq_codel", "limit": n, "flows": 16}),
+    st.tuples(st.integers(min_value=1, max_value=500), st.integers(min_value=0, max_value=20)).map(
+        lambda t: {"kind": "dualpi2", "limit": t[0], "step_thresh": t[1]}
+    ),
 )
 losses = st.one_of(
     st.none(),

@@ -85,6 +85,13 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&links, "utilisation", l, |r| r.utilisation)?;
     column(&links, "max_queue", l, |r| r.max_queue)?;
     column(&links, "marks", l, |r| r.stats.marks)?;
+    column(&links, "l_packets", l, |r| r.dual.l_packets)?;
+    column(&links, "l_marks", l, |r| r.dual.l_marks)?;
+    column(&links, "l_step_marks", l, |r| r.dual.l_step_marks)?;
+    column(&links, "l_drops", l, |r| r.dual.l_drops)?;
+    column(&links, "c_packets", l, |r| r.dual.c_packets)?;
+    column(&links, "c_marks", l, |r| r.dual.c_marks)?;
+    column(&links, "c_drops", l, |r| r.dual.c_drops)?;
 
     let stations = PyDict::new(py);
     let st = &out.stations[..];

@@ -142,7 +142,7 @@ impl CodelVars {
         drop: &mut impl FnMut(Queued),
     ) -> Option<(Queued, bool)> {
         let (mut pkt, ok_to_drop) = self.dodequeue(p, now, pop);
-        let marks = |pkt: &Option<Queued>| p.ecn && pkt.is_some_and(|q| q.ect);
+        let marks = |pkt: &Option<Queued>| p.ecn && pkt.is_some_and(|q| q.ect());
         if self.dropping {
             if !ok_to_drop {
                 // "sojourn time below TARGET - leave drop state"

@@ -109,7 +109,7 @@ impl DropTail {
             return Err(QueueDrop::Overflow);
         }
         let marked = match self.ecn_threshold {
-            Some(k) if pkt.ect => {
+            Some(k) if pkt.ect() => {
                 let waiting = match self.limit {
                     QueueLimit::Packets(_) => self.fifo.len() as u64,
                     QueueLimit::Bytes(_) => self.fifo.bytes(),

@@ -289,7 +289,7 @@ fn errors_name_the_field_and_the_allowed_values() {
     let bad_variant = BASE.replace("variant = \"reno\"", "variant = \"renoo\"");
     assert_eq!(
         err(&bad_variant),
-        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, toy, or \"python:<module>:<Class>\" for a Python controller"
+        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, prague, toy, or \"python:<module>:<Class>\" for a Python controller"
     );
     assert!(err(&BASE.replace("\"1Mbps\"", "\"-1Mbps\"")).starts_with("link[1].rate:"));
     assert_eq!(
@@ -551,6 +551,53 @@ fn red_in_packets_round_trips_through_the_normalised_json() {
     }
 }
 
+#[test]
+fn dualpi2_takes_the_kernels_defaults_and_its_keys_round_trip() {
+    use crate::queue::{DualPi2Config, EcnMask, QueueLimit, StepThresh};
+    let with = |q: &str| {
+        let text = BASE.replace("delay = \"1ms\"", &format!("delay = \"1ms\"\nqueue = {q}"));
+        let s = Scenario::from_toml_str(&text).unwrap();
+        let again = Scenario::from_json_str(&s.to_json().to_string()).unwrap();
+        assert_eq!(
+            s.links[0].forward.queue, again.links[0].forward.queue,
+            "{q}"
+        );
+        match s.links[0].forward.queue {
+            QueueSpec::DualPi2(c) => c,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(with("{ kind = \"dualpi2\" }"), DualPi2Config::default());
+    let c = with(
+        "{ kind = \"dualpi2\", limit_bytes = 1000000, target = \"5ms\", tupdate = \"10ms\", \
+         alpha = 0.3, beta = 6.0, step_thresh = 8, min_qlen_step = 2, coupling = 3, \
+         drop_overload = false, drop_early = true, c_protection = 30, ecn_mask = \"any_ect\", mtu = 1500 }",
+    );
+    assert_eq!(
+        c,
+        DualPi2Config {
+            limit: QueueLimit::Bytes(1_000_000),
+            target: SimDuration::from_millis(5),
+            tupdate: SimDuration::from_millis(10),
+            alpha: 0.3,
+            beta: 6.0,
+            step_thresh: StepThresh::Packets(8),
+            min_qlen_step: 2,
+            coupling: 3,
+            drop_overload: false,
+            drop_early: true,
+            c_protection: 30,
+            ecn_mask: EcnMask::AnyEct,
+            mtu: 1500,
+        }
+    );
+    let c = with("{ kind = \"dualpi2\", step_thresh = \"500us\" }");
+    assert_eq!(
+        c.step_thresh,
+        StepThresh::Delay(SimDuration::from_micros(500))
+    );
+}
+
 fn python_flow(variant: &str, options: &str) -> String {
     BASE.replace(
         "variant = \"reno\"",
@@ -642,6 +689,41 @@ fn a_python_variant_must_name_a_module_and_a_class() {
     }
     assert_eq!(
         err(&python_flow("westwood", "")),
-        "flow[0].variant: unknown variant \"westwood\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, toy, or \"python:<module>:<Class>\" for a Python controller"
+        "flow[0].variant: unknown variant \"westwood\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, prague, toy, or \"python:<module>:<Class>\" for a Python controller"
     );
+}
+
+#[test]
+fn options_ecn_takes_classic_or_accecn_and_accecn_needs_the_linux_profile() {
+    let flow = |profile: &str, ecn: &str| {
+        format!(
+            r#"
+[simulation]
+duration = "1s"
+profile = "{profile}"
+[[topology]]
+kind = "dumbbell"
+n = 1
+access = {{ rate = "1Gbps", delay = "1ms" }}
+bottleneck = {{ rate = "10Mbps", delay = "10ms" }}
+[[flow]]
+name = "f"
+variant = "cubic"
+src = "s1"
+dst = "d1"
+options = {{ ecn = {ecn} }}
+"#
+        )
+    };
+    let s = Scenario::from_toml_str(&flow("linux", "\"accecn\"")).unwrap();
+    let tcp = s.flows[0].tcp().unwrap();
+    assert!(tcp.sender.ecn && tcp.sender.accecn);
+    assert_eq!(tcp.receiver.ecn, crate::tcp::ecn::EchoMode::AccEcn);
+    let s = Scenario::from_toml_str(&flow("linux", "\"classic\"")).unwrap();
+    let tcp = s.flows[0].tcp().unwrap();
+    assert!(tcp.sender.ecn && !tcp.sender.accecn);
+    let e = Scenario::from_toml_str(&flow("rfc", "\"accecn\"")).unwrap_err();
+    assert!(e.to_string().contains("flow[0].options.ecn") && e.to_string().contains("linux"), "{e}");
+    let e = Scenario::from_toml_str(&flow("linux", "\"l4s\"")).unwrap_err();
+    assert!(e.to_string().contains("\"classic\" or \"accecn\""), "{e}");
 }

@@ -9,7 +9,7 @@ use super::Simulation;
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::{Event, Scheduler, TimerSlot};
 use crate::packet::sack::SackBlocks;
-use crate::packet::{Ecn, Packet, PacketId, PacketKind};
+use crate::packet::{Packet, PacketId, PacketKind};
 use crate::scenario::Variant;
 use crate::tcp::cc::CcState;
 use crate::tcp::sender::SegmentKind;
@@ -97,7 +97,7 @@ impl<T: Tracer> Driver for Simulation<T> {
             }
             (Endpoints::Tcp(tcp), PacketKind::Ack) => {
                 tcp.sender
-                    .on_ack_ecn(now, packet.seq, &packet.sack, packet.ecn.ece());
+                    .on_ack_flags(now, packet.seq, &packet.sack, packet.ecn);
                 if T::ENABLED {
                     self.tracer
                         .seq_event(now, flow, SeqEvent::Acked, packet.seq);
@@ -108,11 +108,11 @@ impl<T: Tracer> Driver for Simulation<T> {
                 self.after_sender(now, flow);
             }
             (Endpoints::Tcp(tcp), PacketKind::Syn) => {
-                tcp.receiver.on_syn(now);
+                tcp.receiver.on_syn_ecn(now, packet.ecn);
                 self.after_receiver(now, flow);
             }
             (Endpoints::Tcp(tcp), PacketKind::SynAck) => {
-                tcp.sender.on_syn_ack(now);
+                tcp.sender.on_syn_ack_ecn(now, packet.ecn);
                 self.after_sender(now, flow);
             }
             (Endpoints::Cbr { sink, .. }, PacketKind::Datagram) => sink.on_packet(packet.size),
@@ -262,7 +262,7 @@ impl<T: Tracer> Simulation<T> {
                 retransmit: false,
                 sent_at: now,
                 sack: ack.sack,
-                ecn: Ecn::NONE.with_ece(ack.ece),
+                ecn: ack.flags,
             };
             let receiver_node = state.dst;
             Network::inject(self, now, receiver_node, packet);

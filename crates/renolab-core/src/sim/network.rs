@@ -350,7 +350,7 @@ impl Network {
     fn enqueue<D: Driver>(driver: &mut D, now: SimTime, dir: u32, id: PacketId) {
         let (network, _, tracer) = driver.parts();
         let packet = network.pool.get(id);
-        let (size, flow, ect) = (packet.size, packet.flow, packet.ecn.is_ect());
+        let (size, flow, ecn) = (packet.size, packet.flow, packet.ecn.codepoint());
         let link = &mut network.dirs[dir as usize];
         let transmitting = !link.idle_at(now);
         if D::Tracer::ENABLED {
@@ -366,7 +366,7 @@ impl Network {
         let dropped = &mut network.queue_drops;
         let offered = link.queue.enqueue(
             now,
-            Queued::new(id, size, flow).with_ect(ect),
+            Queued::new(id, size, flow).with_ecn(ecn),
             transmitting,
             &mut |victim, cause| dropped.push((victim, cause)),
         );
@@ -443,6 +443,9 @@ impl Network {
                 queue.bytes(),
                 queue.average_packets(),
             );
+            for state in queue.sub_queues().iter().flatten() {
+                tracer.sub_queue_changed(now, dir, state);
+            }
         }
     }
 

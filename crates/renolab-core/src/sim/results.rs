@@ -178,6 +178,8 @@ pub struct LinkResult {
     pub utilisation: f64,
     /// Most packets waiting at once.
     pub max_queue: u64,
+    /// A DualPI2's counters of its L and classic queues (zero for other disciplines).
+    pub dual: crate::queue::DualQueueStats,
 }
 
 impl LinkResult {
@@ -196,6 +198,7 @@ impl LinkResult {
             stats,
             utilisation: (stats.busy_ns as f64 / run_ns).min(1.0),
             max_queue: stats.max_queue,
+            dual: dir.queue.dual_stats(),
         }
     }
 }

@@ -11,6 +11,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod accecn;
 pub mod ecn;
 pub mod minmax;
 pub mod pacing;
@@ -25,6 +26,8 @@ pub mod window;
 
 #[cfg(test)]
 mod ecn_tests;
+#[cfg(test)]
+mod accecn_tests;
 
 pub use config::{Dialect, ReceiverConfig, SenderConfig, Transfer};
 pub use receiver::TcpReceiver;

@@ -167,7 +167,7 @@ impl Red {
                 self.count_bytes = pkt.size as u64;
                 self.old = true;
             } else if self.drop_early(pkt.size) {
-                drop = if self.marks(pkt.ect) {
+                drop = if self.marks(pkt.ect()) {
                     DropType::Mark
                 } else {
                     DropType::Unforced

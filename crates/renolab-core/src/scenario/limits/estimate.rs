@@ -254,6 +254,7 @@ pub(super) fn queue_packets(q: &QueueSpec, min_size: f64) -> f64 {
         QueueSpec::Red(c) => c.limit as f64 + 1.0,
         QueueSpec::CoDel(c) => limit(c.limit),
         QueueSpec::FqCoDel(c) => limit(c.limit),
+        QueueSpec::DualPi2(c) => limit(c.limit),
     }
 }
 

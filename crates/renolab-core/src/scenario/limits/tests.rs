@@ -143,9 +143,9 @@ fn trace_sizes_scale_with_packets_and_hops() {
     .unwrap();
     let e = s.estimate();
     assert_eq!(e.trace_bytes("cwnd"), Some(1000 * 36));
-    // Each hop record (34 bytes): enqueue, dequeue, receive; for 1000 segments, 1000
+    // Each hop record (35 bytes): enqueue, dequeue, receive; for 1000 segments, 1000
     // ACKs and the timer's worst case of 60 resends in the hour's time limit.
-    assert_eq!(e.trace_bytes("hops"), Some(3 * (2000 + 60) * 34));
+    assert_eq!(e.trace_bytes("hops"), Some(3 * (2000 + 60) * 35));
     assert_eq!(e.trace_bytes("nope"), None);
 }
 

@@ -5,7 +5,7 @@
 use crate::loss::Ber;
 use crate::loss::{DropList, ExtraLatency, GilbertElliott, Loss, LossModel, Periodic, Uniform};
 use crate::net::{LinkDir, DIRS_PER_LINK};
-use crate::queue::{CoDel, DropTail, FqCoDel, Queue, Red};
+use crate::queue::{CoDel, DropTail, DualPi2, FqCoDel, Queue, Red};
 use crate::rng::RngStream;
 use crate::scenario::{DirSpec, LossKind, LossSpec, QueueSpec, Scenario};
 
@@ -51,6 +51,7 @@ pub fn link_dir(seed: u64, name: String, from: u32, to: u32, spec: &DirSpec) -> 
         QueueSpec::Red(config) => Queue::Red(Red::new(config, stream("queue"))),
         QueueSpec::CoDel(config) => Queue::CoDel(CoDel::new(config)),
         QueueSpec::FqCoDel(config) => Queue::FqCoDel(FqCoDel::new(config, stream("queue"))),
+        QueueSpec::DualPi2(config) => Queue::DualPi2(DualPi2::new(config, stream("queue"))),
     };
     let losses = spec
         .losses

@@ -133,6 +133,10 @@ macro_rules! controllers {
             fn pacing_rate(&self) -> Option<BitsPerSec> {
                 $crate::dispatch_cc!(self, [$($(#[$meta])* $arm),*], c => c.pacing_rate())
             }
+            #[inline]
+            fn tso_segs(&self) -> u32 {
+                $crate::dispatch_cc!(self, [$($(#[$meta])* $arm),*], c => c.tso_segs())
+            }
             fn set_cwnd(&mut self, cwnd: Window) {
                 $crate::dispatch_cc!(self, [$($(#[$meta])* $arm),*], c => c.set_cwnd(cwnd))
             }

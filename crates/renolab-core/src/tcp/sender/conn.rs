@@ -4,7 +4,6 @@
 //! carry, and the counters.
 
 use super::{SegmentKind, SenderStats, Transmit};
-use crate::packet::Ecn;
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::config::{Dialect, SenderConfig, Transfer};
 use crate::tcp::ecn::EcnSender;
@@ -207,7 +206,7 @@ impl Conn {
             payload: 0,
             wire_bytes: self.config.header_bytes,
             retransmit,
-            ecn: Ecn::NONE,
+            ecn: self.ecn.syn_bits(),
         }
     }
 
@@ -280,6 +279,7 @@ impl Conn {
             let rate = self.pacing_rate(cc);
             self.pacer
                 .on_sent(now, wire_bytes, self.stats.segments_sent, rate);
+            self.pacer.count_burst(now, cc.tso_segs());
         }
         if self.timer.is_none() {
             self.restart_timer(now);
