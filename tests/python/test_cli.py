@@ -35,7 +35,8 @@ BAD_SCENARIOS = {
     "negative rate": (_set(["link", 1, "rate"], "-1Mbps"), "link[1].rate"),
     "flow source on no link": (_set(["flow", 0, "src"], "nowhere"), "flow[0].src"),
     "duplicate flow name": (_duplicate_flow, "flow[1].name"),
-    "unparseable units": (_set(["link", 0, "rate"], "10 Mbit"), "link[0].rate"),
+    "unparseable units": (_set(["link", 0, "rate"], "10 Mbits"), "link[0].rate"),
+    "ambiguous units": (_set(["link", 0, "rate"], "10 mbps"), "link[0].rate"),
     "zero mss": (_set(["flow", 0, "mss"], 0), "flow[0].mss"),
 }
 

@@ -282,7 +282,7 @@ def test_settings_without_an_ns2_equivalent_are_refused_naming_the_field(case):
 
 def test_an_invalid_scenario_is_reported_by_the_core_before_export():
     d = scenario()
-    d["link"][0]["rate"] = "10 Mbit"
+    d["link"][0]["rate"] = "10 Mbits"
     with pytest.raises(ScenarioError, match=r"^link\[0\]\.rate"):
         tcl_of(d)
 

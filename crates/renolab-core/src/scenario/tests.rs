@@ -279,10 +279,11 @@ fn the_normalised_json_round_trips() {
 
 #[test]
 fn errors_name_the_field_and_the_allowed_values() {
-    let bad_rate = BASE.replace("rate = \"1Mbps\"", "rate = \"10 Mbit\"");
+    let bad_rate = BASE.replace("rate = \"1Mbps\"", "rate = \"10 Mbits\"");
     assert_eq!(
         err(&bad_rate),
-        "link[1].rate: \"10 Mbit\" is not a rate; use e.g. \"10Mbps\" (units: bps, Kbps, Mbps, Gbps)"
+        "link[1].rate: \"10 Mbits\" is not a rate; use e.g. \"10Mbps\" (bits/s: bps, kbps, Mbps, \
+         Gbps, or Mbit, Mbit/s, Mb/s; bytes/s: Bps, KBps, MBps, GBps, or MB/s)"
     );
     // (The crate's tests register the toy controller of `tcp/cc/toy.rs` too; the message of
     // a build without it is docs/errors.md's, which tests/python/test_errors.py checks.)
@@ -380,9 +381,9 @@ bytes = 1000
         err(&bad)
     );
     // Errors in the expanded links name the topology's own fields...
-    let bad = text.replace("\"1.6Mbps\"", "\"1.6 Mbit\"");
+    let bad = text.replace("\"1.6Mbps\"", "\"1.6 Mbits\"");
     assert!(
-        err(&bad).starts_with("topology[0].bottleneck.rate: \"1.6 Mbit\" is not a rate"),
+        err(&bad).starts_with("topology[0].bottleneck.rate: \"1.6 Mbits\" is not a rate"),
         "{}",
         err(&bad)
     );
