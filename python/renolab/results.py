@@ -46,9 +46,12 @@ __all__ = [
 FLOW_EXTRA_COLUMNS = ("goodput_bps", "sent_bps", "drop_rate", "bottleneck", "bottleneck_bps", "mu")
 #: Columns Python adds to the core's per-link table.
 LINK_EXTRA_COLUMNS = ("rate_bps", "delay_s")
-#: ECN counters (docs/outputs.md), kept last so that the columns before them never move.
+#: ECN counters (docs/outputs.md), kept after the columns above so that those never move.
 FLOW_ECN_COLUMNS = ("ecn_marks", "cwnd_reductions")
 LINK_ECN_COLUMNS = ("marks",)
+#: Delays and queue lengths (docs/outputs.md), added after the ECN counters and kept last.
+FLOW_DELAY_COLUMNS = ("mean_rtt_s", "rtt_p50_s", "rtt_p99_s", "mean_queue_delay_s")
+LINK_DELAY_COLUMNS = ("mean_queue_delay_s", "queue_delay_p50_s", "queue_delay_p99_s", "mean_queue_packets")
 
 
 class TraceNotRecordedError(KeyError, ValueError):
@@ -118,7 +121,10 @@ class Result:
             for k, v in _flow_extras(flows, links, self._scenario_normalised(), self.summary.get("sim_time_s")).items()
             if k not in flows
         )
-        for table, names in ((flows, FLOW_ECN_COLUMNS), (links, LINK_ECN_COLUMNS)):
+        for table, names in (
+            (flows, FLOW_ECN_COLUMNS + FLOW_DELAY_COLUMNS),
+            (links, LINK_ECN_COLUMNS + LINK_DELAY_COLUMNS),
+        ):
             for name in names:
                 if name in table:
                     table[name] = table.pop(name)
@@ -502,6 +508,13 @@ class Result:
         from renolab import metrics
 
         return metrics.drops_by_cause(self.trace("drops"), by=by)
+
+    def queue_stats(self) -> pd.DataFrame:
+        """Per link direction that queued: mean (over the whole run) and peak queue, in
+        packets and bytes, from the ``queue`` trace (:func:`renolab.metrics.queue_stats`)."""
+        from renolab import metrics
+
+        return metrics.queue_stats(self.trace("queue"), end_s=float(self.summary["sim_time_s"]))
 
     def _default_bin(self) -> float:
         duration = float(self.summary.get("sim_time_s") or 0.0)
