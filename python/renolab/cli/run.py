@@ -26,6 +26,7 @@ from renolab.cli._common import (
     fail,
 )
 from renolab.scenario import RunError, RunInterrupted, Scenario
+from renolab.stats import jain_index
 
 if TYPE_CHECKING:
     from renolab.results import Result
@@ -273,8 +274,13 @@ def _write_panic_report(out_dir: str, exc: SimulationError) -> str | None:
 
 def format_flows_table(result: Result) -> str:
     """Render the per-flow results as an aligned plain-text table (from the result's rows:
-    no DataFrame is built)."""
-    headers = ["flow", "variant", "bytes", "completion s", "throughput Mb/s", "retx", "timeouts", "drops"]
+    no DataFrame is built), with each flow's share of the goodput through its bottleneck
+    and, per bottleneck that flows share, Jain's index of those goodputs."""
+    from renolab._text import aligned
+
+    records = result._records("flows")
+    groups = _bottleneck_goodputs(records)
+    headers = ["flow", "variant", "bytes", "completion s", "throughput Mb/s", "retx", "timeouts", "drops", "share"]
     rows = [
         [
             str(row["flow"]),
@@ -285,18 +291,34 @@ def format_flows_table(result: Result) -> str:
             str(int(row["retransmits"])),
             str(int(row["timeouts"])),
             str(int(row["drops"])),
+            _fmt_float(_share(row, groups), "{:.1%}"),
         ]
-        for row in result._records("flows")
+        for row in records
     ]
-    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows)]
-    left_aligned = {0, 1}
+    lines = aligned(headers, rows, left=(0, 1))
+    lines += [
+        f'Jain\'s index over the {len(goodputs)} flows through "{bottleneck}": '
+        f"{_fmt_float(jain_index(goodputs), '{:.4f}')} (1 = equal goodputs; share = a flow's part of their sum)"
+        for bottleneck, goodputs in groups.items()
+        if len(goodputs) > 1
+    ]
+    return "\n".join(lines)
 
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(
-            cell.ljust(w) if i in left_aligned else cell.rjust(w) for i, (cell, w) in enumerate(zip(cells, widths))
-        ).rstrip()
 
-    return "\n".join([line(headers), *(line(r) for r in rows)])
+def _bottleneck_goodputs(records: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """The goodputs of the flows through each bottleneck link direction, in flow order."""
+    groups: dict[str, list[float]] = {}
+    for row in records:
+        if row.get("bottleneck") is not None and row.get("goodput_bps") is not None:
+            groups.setdefault(str(row["bottleneck"]), []).append(float(row["goodput_bps"]))
+    return groups
+
+
+def _share(row: dict[str, Any], groups: dict[str, list[float]]) -> float | None:
+    """A flow's goodput over the summed goodput of the flows through its bottleneck."""
+    total = sum(groups.get(str(row.get("bottleneck")), []))
+    goodput = row.get("goodput_bps")
+    return goodput / total if goodput is not None and total > 0 else None
 
 
 def _fmt_float(value: Any, fmt: str) -> str:
