@@ -38,7 +38,7 @@ mod wifi;
 use crate::engine::{Event, Scheduler};
 use crate::net::link::TxSeqs;
 use crate::net::pipe::InFlight;
-use crate::net::{LinkDir, Routes};
+use crate::net::{Hop, LinkDir, Routes};
 use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
 use crate::queue::{Admit, Dequeued, QueueDrop, Queued};
 use crate::scenario::Scenario;
@@ -208,6 +208,19 @@ impl Network {
     /// The link directions, in order.
     pub fn dirs(&self) -> &[LinkDir] {
         &self.dirs
+    }
+
+    /// True when the route from node `src` to node `dst` crosses a shared medium.
+    pub fn route_crosses_medium(&self, src: u32, dst: u32) -> bool {
+        let mut node = src;
+        while node != dst && !self.media.list().is_empty() {
+            match self.routes.hop(node, dst) {
+                Some(Hop::Link(dir)) => node = self.dirs[dir as usize].to,
+                Some(Hop::Medium(_)) => return true,
+                None => break,
+            }
+        }
+        false
     }
 
     /// The counters of every flow, by flow index.

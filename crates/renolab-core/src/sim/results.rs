@@ -91,7 +91,8 @@ pub struct FlowResult {
     /// 99th percentile of the same samples, seconds.
     pub rtt_p99_s: Option<f64>,
     /// Mean time a data packet that arrived spent waiting in link queues, summed over the
-    /// hops of its path, seconds.
+    /// hops of its path, seconds; `None` when the path crosses a shared medium, whose
+    /// stations' queues are not counted.
     pub mean_queue_delay_s: Option<f64>,
 }
 
@@ -497,6 +498,10 @@ pub(super) fn collect<T: Tracer>(
                     row.set_rtts(&flow.rtts);
                 }
                 Endpoints::Cbr { source, sink } => row.set_cbr(source, sink, flow.start),
+            }
+            if sim.network.route_crosses_medium(flow.src, flow.dst) {
+                // A station's queue is not a link's: its waits are not counted.
+                row.mean_queue_delay_s = None;
             }
             row
         })
