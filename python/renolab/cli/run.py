@@ -24,16 +24,13 @@ from renolab.cli._common import (
     UsageError,
     add_allow_python,
     fail,
+    names,
 )
 from renolab.scenario import RunError, RunInterrupted, Scenario
 from renolab.stats import jain_index
 
 if TYPE_CHECKING:
     from renolab.results import Result
-
-
-def _trace_names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def add_arguments(run: argparse.ArgumentParser) -> None:
@@ -47,7 +44,7 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--trace",
         metavar="NAME[,NAME...]",
-        type=_trace_names,
+        type=names,
         action="append",
         default=[],
         help="record traces: cwnd, seq, rtt, queue, drops, hops, cc (repeatable or comma-separated)",

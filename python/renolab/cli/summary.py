@@ -6,11 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, fail
-
-
-def _names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
+from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, fail, names
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--metric",
         metavar="NAME[,NAME...]",
-        type=_names,
+        type=names,
         action="append",
         help="metrics to show (columns of runs.parquet; default: goodput, completion time, "
         "retransmits, timeouts, mean RTT, queueing delay, Jain's index)",
