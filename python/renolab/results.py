@@ -368,11 +368,14 @@ class Result:
         ns2_trace: bool = False,
         pcap_from: Path | None = None,
         discard_raw: bool = False,
+        time_limit_s: float | None = None,
     ) -> list[Path]:
         """:meth:`save` into *out*, a run directory already prepared (locked and cleared);
         with the pcap files of *pcap_from* moved into ``out/pcap``. *discard_raw*: the
         traces' record files are the caller's scratch: each is removed once written, and all
-        of them if the tables could not be written for want of space."""
+        of them if the tables could not be written for want of space. *time_limit_s*: the
+        seconds the traces get; what is not written by then is marked
+        (:mod:`renolab.saving`)."""
         if format not in FORMATS:
             raise ValueError(f"unsupported format {format!r}; allowed: {', '.join(map(repr, FORMATS))}")
         names = self.trace_names if traces is None else list(traces)
@@ -384,7 +387,7 @@ class Result:
                 raise ValueError("ns2.tr: ns-2's trace lines name a link's two nodes, which a medium's frames do not have; run without --ns2-trace")
         from renolab.saving import RunWriter
 
-        return RunWriter(self, out, format, names, ns2_trace, pcap_from, discard_raw).write()
+        return RunWriter(self, out, format, names, ns2_trace, pcap_from, discard_raw, time_limit_s).write()
 
     def _write_table(self, table: str, f: Any) -> None:
         """Write ``flows`` or ``links`` as CSV: from the core's columns with the standard

@@ -134,9 +134,11 @@ def interrupted(exc: RunInterrupted, out: str) -> int:
     """The line and exit status of a run stopped by Ctrl-C, SIGTERM or SIGHUP (128 + the
     signal's number, as a shell reports a process it killed)."""
     s = exc.result.summary
+    cut = sorted(name for name, state in (s.get("traces") or {}).items() if not state.get("complete", True))
+    cut_line = f"; traces not written whole: {', '.join(cut)} (summary.json: traces)" if cut else ""
     return fail(
         f"interrupted at t = {s['sim_time_s']:.6g} s ({s['events']} events); what was collected is in "
-        f"{out} (summary.json: stop_reason = \"interrupted\")",
+        f"{out} (summary.json: stop_reason = \"interrupted\"){cut_line}",
         exit_status_of(exc),
     )
 
@@ -174,11 +176,13 @@ def run_and_save(
     --out is checked first (not empty; room on its disk for the traces, roughly), then
     locked and cleared of an earlier run's files (:mod:`renolab.outdir`). A run stopped by
     Ctrl-C (:class:`RunInterrupted`) or short of memory or of room for a trace
-    (:class:`RunError`) is written as far as it went, then its exception goes on."""
+    (:class:`RunError`) is written as far as it went, then its exception goes on; the traces
+    of an interrupted run get a few seconds (:data:`renolab.saving.INTERRUPTED_WRITE_S`)."""
     import shutil
     import tempfile
 
     from renolab.outdir import checked_path, run_directory
+    from renolab.saving import INTERRUPTED_WRITE_S
 
     try:
         out_path = checked_path(args.out)
@@ -197,7 +201,13 @@ def run_and_save(
             except (RunInterrupted, RunError) as exc:  # keep what the run collected
                 result, stopped = exc.result, exc
             written = result._save_into(
-                out, format=args.format, traces=traces, ns2_trace=ns2_trace, pcap_from=pcap, discard_raw=True
+                out,
+                format=args.format,
+                traces=traces,
+                ns2_trace=ns2_trace,
+                pcap_from=pcap,
+                discard_raw=True,
+                time_limit_s=INTERRUPTED_WRITE_S if isinstance(stopped, RunInterrupted) else None,
             )
         finally:
             for directory in (scratch, pcap):
