@@ -142,6 +142,64 @@ def test_flows_and_links_gain_the_derived_columns(result):
     assert result.links.set_index("link").loc["access", "delay_s"] == pytest.approx(0.001)
 
 
+FLOW_DELAY_COLUMNS = ["mean_rtt_s", "rtt_p50_s", "rtt_p99_s", "mean_queue_delay_s"]
+LINK_DELAY_COLUMNS = ["mean_queue_delay_s", "queue_delay_p50_s", "queue_delay_p99_s", "mean_queue_packets"]
+
+
+def _nearest_rank(values, q):
+    return float(np.quantile(np.asarray(values, dtype=float), q, method="inverted_cdf"))
+
+
+def test_the_delay_columns_come_last_and_agree_with_the_traces(result, tmp_path):
+    # Appended: every column before them keeps its place (docs/outputs.md).
+    assert list(result.flows.columns[-4:]) == FLOW_DELAY_COLUMNS
+    assert list(result.links.columns[-4:]) == LINK_DELAY_COLUMNS
+    result.save(tmp_path)
+    assert (tmp_path / "flows.csv").read_text().splitlines()[0].endswith(",".join(FLOW_DELAY_COLUMNS))
+    assert (tmp_path / "links.csv").read_text().splitlines()[0].endswith(",".join(LINK_DELAY_COLUMNS))
+    f = result.flows.iloc[0]
+    rtt = result.trace("rtt")["rtt_s"]
+    # The sender's samples are the rtt trace's: an exact mean, quantiles within 1/32.
+    assert f["mean_rtt_s"] == pytest.approx(rtt.mean(), rel=1e-12)
+    for q, column in ((0.5, "rtt_p50_s"), (0.99, "rtt_p99_s")):
+        assert abs(f[column] / _nearest_rank(rtt, q) - 1) <= 1 / 32, column
+    # Every data packet is 1040 bytes on the wire: its latency is the path's fixed
+    # 0.832 + 1 + 8.32 + 10 ms plus what it waited in queues.
+    assert f["mean_latency_s"] - f["mean_queue_delay_s"] == pytest.approx(0.020152, abs=1e-12)
+    # A link's waits are those metrics.queue_delays reads off the hops trace, packet by packet.
+    from renolab import metrics
+
+    delays = metrics.queue_delays(result.trace("hops"))
+    links = result.links.set_index("link")
+    for link in ("access", "bottleneck"):
+        waits = delays.loc[delays["link"] == link, "delay_s"].to_numpy()
+        row = links.loc[link]
+        assert row["packets_sent"] == len(waits)
+        assert row["mean_queue_delay_s"] == pytest.approx(waits.mean(), rel=1e-9, abs=1e-12), link
+        for q, column in ((0.5, "queue_delay_p50_s"), (0.99, "queue_delay_p99_s")):
+            exact = _nearest_rank(waits, q)
+            assert row[column] == pytest.approx(exact, rel=1 / 32, abs=1e-9), (link, column)
+    assert links.loc["bottleneck", "mean_queue_packets"] > 0
+    assert links.loc["bottleneck/rev", "mean_queue_packets"] == 0
+
+
+def test_recording_traces_changes_no_figure(small_scenario):
+    plain = Scenario.from_dict(small_scenario).run()
+    traced = Scenario.from_dict(small_scenario).run(trace=["rtt", "queue"])
+    pd.testing.assert_frame_equal(plain.flows, traced.flows)
+    pd.testing.assert_frame_equal(plain.links, traced.links)
+
+
+def test_a_cbr_flow_has_no_rtt_and_its_queue_delay_is_that_of_its_packets(small_scenario):
+    small_scenario["flow"] = [{"name": "u", "kind": "cbr", "rate": "1.2Mbps", "packet_bytes": 1000,
+                               "src": "s1", "dst": "r1"}]
+    small_scenario["simulation"]["duration"] = "2s"
+    f = Scenario.from_dict(small_scenario).run().flows.iloc[0]
+    assert np.isnan(f["mean_rtt_s"]) and np.isnan(f["rtt_p50_s"]) and np.isnan(f["rtt_p99_s"])
+    # 1.2 Mb/s into a 1 Mb/s bottleneck: the queue fills and the packets wait.
+    assert f["mean_queue_delay_s"] > 0.01
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
 def test_saved_traces_read_back_equal(result, tmp_path, fmt):
     written = result.save(tmp_path, format=fmt)

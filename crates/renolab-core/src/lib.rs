@@ -6,7 +6,8 @@
 //! A tour of the layers, bottom up:
 //!
 //! - [`time`] and [`units`]: integer nanoseconds, bits per second, byte counts, and the
-//!   parsers for `"10Mbps"`-style quantities.
+//!   parsers for `"10Mbps"`-style quantities; [`histogram`], the fixed-size log-linear
+//!   histogram behind every delay quantile a run reports.
 //! - [`rng`]: one seeded random stream per component, derived from the scenario seed and the
 //!   component's name.
 //! - [`engine`]: the event scheduler, ordered by `(time, insertion order)`, holding
@@ -39,6 +40,7 @@
 
 pub mod app;
 pub mod engine;
+pub mod histogram;
 pub mod loss;
 pub mod net;
 pub mod packet;

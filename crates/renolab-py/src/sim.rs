@@ -66,6 +66,10 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&flows, "latency_p50_s", f, |r| r.latency_p50_s)?;
     column(&flows, "latency_p99_s", f, |r| r.latency_p99_s)?;
     column(&flows, "jitter_s", f, |r| r.jitter_s)?;
+    column(&flows, "mean_rtt_s", f, |r| r.mean_rtt_s)?;
+    column(&flows, "rtt_p50_s", f, |r| r.rtt_p50_s)?;
+    column(&flows, "rtt_p99_s", f, |r| r.rtt_p99_s)?;
+    column(&flows, "mean_queue_delay_s", f, |r| r.mean_queue_delay_s)?;
 
     let links = PyDict::new(py);
     let l = &out.links[..];
@@ -92,6 +96,10 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&links, "c_packets", l, |r| r.dual.c_packets)?;
     column(&links, "c_marks", l, |r| r.dual.c_marks)?;
     column(&links, "c_drops", l, |r| r.dual.c_drops)?;
+    column(&links, "mean_queue_delay_s", l, |r| r.mean_queue_delay_s)?;
+    column(&links, "queue_delay_p50_s", l, |r| r.queue_delay_p50_s)?;
+    column(&links, "queue_delay_p99_s", l, |r| r.queue_delay_p99_s)?;
+    column(&links, "mean_queue_packets", l, |r| r.mean_queue_packets)?;
 
     let stations = PyDict::new(py);
     let st = &out.stations[..];

@@ -201,14 +201,26 @@ pub struct Packet {
     pub ecn: Ecn,
 }
 
+/// A slot of the pool: a packet and what the network keeps beside it.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    packet: Packet,
+    /// Time the packet has spent waiting in link queues so far, ns (outside [`Packet`], which
+    /// the endpoints and tracers copy, and which has no room left in its 56 bytes).
+    waited_ns: u64,
+}
+
 /// A slab of packets with a free list.
 #[derive(Debug, Default)]
 pub struct PacketPool {
-    slots: Vec<Packet>,
+    slots: Vec<Slot>,
     free: Vec<u32>,
 }
 
 impl PacketPool {
+    /// Bytes of one slot: a packet and its waiting time (for the memory estimate).
+    pub const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+
     /// An empty pool.
     pub fn new() -> Self {
         Self::default()
@@ -216,13 +228,17 @@ impl PacketPool {
 
     /// Stores `packet` and returns its handle, reusing a freed slot when there is one.
     pub fn insert(&mut self, packet: Packet) -> PacketId {
+        let slot = Slot {
+            packet,
+            waited_ns: 0,
+        };
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = packet;
+                self.slots[i as usize] = slot;
                 PacketId(i)
             }
             None => {
-                self.slots.push(packet);
+                self.slots.push(slot);
                 PacketId((self.slots.len() - 1) as u32)
             }
         }
@@ -231,19 +247,38 @@ impl PacketPool {
     /// The packet behind `id`.
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
-        &self.slots[id.0 as usize]
+        &self.slots[id.0 as usize].packet
     }
 
     /// The packet behind `id`, to change (a queue's CE mark).
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
-        &mut self.slots[id.0 as usize]
+        &mut self.slots[id.0 as usize].packet
+    }
+
+    /// Adds `ns` to the time packet `id` has waited in queues.
+    #[inline]
+    pub fn add_wait(&mut self, id: PacketId, ns: u64) {
+        self.slots[id.0 as usize].waited_ns += ns;
+    }
+
+    /// Time packet `id` has waited in queues so far, ns.
+    #[inline]
+    pub fn waited_ns(&self, id: PacketId) -> u64 {
+        self.slots[id.0 as usize].waited_ns
     }
 
     /// Releases `id` and returns the packet it held.
     pub fn remove(&mut self, id: PacketId) -> Packet {
+        self.take(id).0
+    }
+
+    /// Releases `id` and returns the packet it held and the time it waited in queues, ns.
+    #[inline]
+    pub fn take(&mut self, id: PacketId) -> (Packet, u64) {
         self.free.push(id.0);
-        self.slots[id.0 as usize]
+        let slot = &self.slots[id.0 as usize];
+        (slot.packet, slot.waited_ns)
     }
 
     /// Packets currently alive (inserted and not removed).
@@ -327,5 +362,18 @@ mod tests {
         assert_eq!(pool.get(c).seq, 3);
         assert_eq!(pool.live(), 2);
         assert_eq!(pool.capacity_used(), 2);
+    }
+
+    #[test]
+    fn a_packet_keeps_its_waiting_time_until_its_slot_is_reused() {
+        let mut pool = PacketPool::new();
+        let a = pool.insert(pkt(1));
+        pool.add_wait(a, 30);
+        pool.add_wait(a, 12);
+        assert_eq!(pool.waited_ns(a), 42);
+        pool.remove(a);
+        let b = pool.insert(pkt(2));
+        assert_eq!((b, pool.waited_ns(b)), (a, 0));
+        assert_eq!(PacketPool::SLOT_BYTES, 64);
     }
 }

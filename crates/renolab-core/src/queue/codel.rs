@@ -254,7 +254,7 @@ impl CoDel {
         };
         let mut drop = |p: Queued| on_drop(p.id, QueueDrop::AqmDrop);
         let (pkt, marked) = self.vars.dequeue(&self.params, now, &mut pop, &mut drop)?;
-        Some(Dequeued { id: pkt.id, marked })
+        Some(Dequeued::of(pkt, marked))
     }
 
     /// The waiting packets.

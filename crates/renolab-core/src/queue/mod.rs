@@ -113,15 +113,24 @@ pub enum Admit {
 pub struct Dequeued {
     /// Handle of the packet in the pool.
     pub id: PacketId,
+    /// Size on the wire, in bytes.
+    pub size: u32,
     /// The queue marked it Congestion Experienced as it left (CoDel's and FQ-CoDel's ECN,
     /// RFC 8289 §5, RFC 8290 §4.1): the caller sets CE on the packet.
     pub marked: bool,
+    /// When it entered the queue: its sojourn time is the dequeue time less this.
+    pub enqueued_at: SimTime,
 }
 
 impl Dequeued {
-    /// Packet `id`, unmarked.
-    pub fn plain(id: PacketId) -> Self {
-        Dequeued { id, marked: false }
+    /// The packet of queue entry `pkt`, marked Congestion Experienced if `marked`.
+    pub fn of(pkt: Queued, marked: bool) -> Self {
+        Dequeued {
+            id: pkt.id,
+            size: pkt.size,
+            marked,
+            enqueued_at: pkt.enqueued_at,
+        }
     }
 }
 
@@ -187,8 +196,8 @@ impl Queue {
         on_drop: &mut impl FnMut(PacketId, QueueDrop),
     ) -> Option<Dequeued> {
         match self {
-            Queue::DropTail(q) => q.dequeue().map(Dequeued::plain),
-            Queue::Red(q) => q.dequeue(now).map(Dequeued::plain),
+            Queue::DropTail(q) => q.dequeue().map(|p| Dequeued::of(p, false)),
+            Queue::Red(q) => q.dequeue(now).map(|p| Dequeued::of(p, false)),
             Queue::CoDel(q) => q.dequeue(now, on_drop),
             Queue::FqCoDel(q) => q.dequeue(now, on_drop),
             Queue::DualPi2(q) => q.dequeue(now, on_drop),

@@ -279,10 +279,11 @@ fn the_normalised_json_round_trips() {
 
 #[test]
 fn errors_name_the_field_and_the_allowed_values() {
-    let bad_rate = BASE.replace("rate = \"1Mbps\"", "rate = \"10 Mbit\"");
+    let bad_rate = BASE.replace("rate = \"1Mbps\"", "rate = \"10 Mbits\"");
     assert_eq!(
         err(&bad_rate),
-        "link[1].rate: \"10 Mbit\" is not a rate; use e.g. \"10Mbps\" (units: bps, Kbps, Mbps, Gbps)"
+        "link[1].rate: \"10 Mbits\" is not a rate; use e.g. \"10Mbps\" (bits/s: bps, kbps, Mbps, \
+         Gbps, or Mbit, Mbit/s, Mb/s; bytes/s: Bps, KBps, MBps, GBps, or MB/s)"
     );
     // (The crate's tests register the toy controller of `tcp/cc/toy.rs` too; the message of
     // a build without it is docs/errors.md's, which tests/python/test_errors.py checks.)
@@ -380,9 +381,9 @@ bytes = 1000
         err(&bad)
     );
     // Errors in the expanded links name the topology's own fields...
-    let bad = text.replace("\"1.6Mbps\"", "\"1.6 Mbit\"");
+    let bad = text.replace("\"1.6Mbps\"", "\"1.6 Mbits\"");
     assert!(
-        err(&bad).starts_with("topology[0].bottleneck.rate: \"1.6 Mbit\" is not a rate"),
+        err(&bad).starts_with("topology[0].bottleneck.rate: \"1.6 Mbits\" is not a rate"),
         "{}",
         err(&bad)
     );
@@ -405,6 +406,139 @@ bytes = 1000
         "{}",
         err(&own)
     );
+}
+
+/// A dumbbell of 3 pairs with `extra` keys, and one flow from s1 to d1.
+fn dumbbell(extra: &str) -> std::result::Result<Scenario, String> {
+    Scenario::from_toml_str(&format!(
+        "[[topology]]\nkind = \"dumbbell\"\nn = 3\n{extra}\n\
+         [[flow]]\nname = \"f\"\nsrc = \"s1\"\ndst = \"d1\"\nbytes = 1000\n"
+    ))
+    .map_err(|e| e.to_string())
+}
+
+fn delays(link: &LinkSpec) -> (u64, u64) {
+    (link.forward.delay.0, link.reverse.delay.0)
+}
+
+#[test]
+fn a_dumbbell_takes_each_sides_access_settings_apart() {
+    let s = dumbbell(
+        "access = { rate = \"100Mbps\", delay = \"1ms\" }\n\
+         receiver_access = { loss = { kind = \"uniform\", p = 0.01 } }\n\
+         bottleneck = { rate = \"10Mbps\", delay = \"5ms\" }",
+    )
+    .unwrap();
+    let (senders, receivers) = (&s.links[0..3], &s.links[4..7]);
+    // The loss is met once, on the receivers' side; the shared settings reach both sides.
+    assert!(senders.iter().all(|l| l.forward.losses.is_empty()));
+    assert!(receivers.iter().all(|l| l.forward.losses.len() == 1));
+    assert!(s
+        .links
+        .iter()
+        .all(|l| l.name == "bottleneck" || l.forward.rate == BitsPerSec(100_000_000)));
+    // Each side alone, without `access`.
+    let s = dumbbell(
+        "sender_access = { rate = \"1Gbps\" }\nreceiver_access = { rate = \"100Mbps\", delay = \"2ms\" }\n\
+         bottleneck = { rate = \"10Mbps\" }",
+    )
+    .unwrap();
+    assert_eq!(
+        (s.links[0].forward.rate, delays(&s.links[0])),
+        (BitsPerSec(1_000_000_000), (0, 0))
+    );
+    assert_eq!(
+        (s.links[4].forward.rate, delays(&s.links[4])),
+        (BitsPerSec(100_000_000), (2_000_000, 2_000_000))
+    );
+    let e = dumbbell("sender_access = { rate = \"1Gbps\" }\nbottleneck = { rate = \"10Mbps\" }")
+        .unwrap_err();
+    assert!(e.starts_with("topology[0].access: is required: a table of link settings (rate, delay, queue, ...) for both sides, or give receiver_access for this side"), "{e}");
+    // An error in a side's settings names that side's table.
+    let e = dumbbell(
+        "access = { rate = \"100Mbps\" }\nsender_access = { rate = \"fast\" }\nbottleneck = { rate = \"10Mbps\" }",
+    )
+    .unwrap_err();
+    assert!(
+        e.starts_with("topology[0].sender_access.rate: \"fast\" is not a rate"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_dumbbell_gives_each_pair_its_base_rtt() {
+    let s = dumbbell(
+        "access = { rate = \"100Mbps\", delay = \"1ms\" }\nrtt = [\"20ms\", \"40ms\", \"80.000001ms\"]\n\
+         bottleneck = { rate = \"10Mbps\", delay = \"5ms\" }",
+    )
+    .unwrap();
+    // Bottleneck 2 x 5 ms and receiver side 2 x 1 ms: the sender side makes up the rest.
+    assert_eq!(delays(&s.links[0]), (4_000_000, 4_000_000));
+    assert_eq!(delays(&s.links[1]), (14_000_000, 14_000_000));
+    assert_eq!(
+        delays(&s.links[2]),
+        (34_000_000, 34_000_001),
+        "the odd nanosecond goes back"
+    );
+    assert_eq!(delays(&s.links[4]), (1_000_000, 1_000_000));
+    for (i, rtt) in [20_000_000u64, 40_000_000, 80_000_001].iter().enumerate() {
+        let path = [&s.links[i], &s.links[3], &s.links[4 + i]];
+        let total: u64 = path
+            .iter()
+            .map(|l| l.forward.delay.0 + l.reverse.delay.0)
+            .sum();
+        assert_eq!(total, *rtt);
+    }
+    // One duration for every pair.
+    let s = dumbbell("access = { rate = \"1Gbps\" }\nrtt = \"30ms\"\nbottleneck = { rate = \"1Gbps\", delay = \"5ms\" }").unwrap();
+    assert!(s.links[0..3]
+        .iter()
+        .all(|l| delays(l) == (10_000_000, 10_000_000)));
+    for (extra, starts) in [
+        ("rtt = \"8ms\"", "topology[0].rtt: 8ms is shorter than the rest of the path, both ways: the bottleneck's and the receiver side's delays add up to 12ms; allowed: at least that"),
+        ("rtt = [\"20ms\", \"5ms\", \"20ms\"]", "topology[0].rtt[1]: 5ms is shorter"),
+        ("rtt = [\"20ms\"]", "topology[0].rtt: has 1 values for n = 3 senders"),
+        ("rtt = [\"20ms\", 20, \"20ms\"]", "topology[0].rtt[1]: expected a duration"),
+        ("rtt = \"20ms\"\nsender_access = { delay = \"1ms\" }", "topology[0].rtt: sets the sender side's delays; give `rtt` or sender_access.delay, not both"),
+    ] {
+        let e = dumbbell(&format!("access = {{ rate = \"100Mbps\", delay = \"1ms\" }}\n{extra}\nbottleneck = {{ rate = \"10Mbps\", delay = \"5ms\" }}")).unwrap_err();
+        assert!(e.starts_with(starts), "{extra}: {e}");
+    }
+}
+
+#[test]
+fn a_dumbbell_queue_limit_may_be_given_in_bandwidth_delay_products() {
+    let limit = |l: &LinkSpec| match l.forward.queue {
+        QueueSpec::DropTail { limit, .. } => limit,
+        _ => panic!("droptail"),
+    };
+    // 10 Mb/s x 40 ms = 50,000 bytes: 33.3 packets of 1500 bytes.
+    let s = dumbbell(
+        "access = { rate = \"100Mbps\", delay = \"5ms\", queue = { kind = \"droptail\", limit_bytes = \"2bdp\" } }\n\
+         bottleneck = { rate = \"10Mbps\", delay = \"10ms\", queue = { kind = \"droptail\", limit = \"1bdp\" }, \
+         reverse = { queue = { kind = \"droptail\", limit = \"0.5bdp\" } } }",
+    )
+    .unwrap();
+    assert_eq!(limit(&s.links[3]), QueueLimit::Packets(33));
+    assert!(matches!(
+        s.links[3].reverse.queue,
+        QueueSpec::DropTail {
+            limit: QueueLimit::Packets(17),
+            ..
+        }
+    ));
+    assert_eq!(limit(&s.links[0]), QueueLimit::Bytes(100_000));
+    // With per-pair RTTs (20, 40, 60 ms: mean 40 ms) the same BDP.
+    let s = dumbbell(
+        "access = { rate = \"100Mbps\", delay = \"1ms\" }\nrtt = [\"20ms\", \"40ms\", \"60ms\"]\n\
+         bottleneck = { rate = \"10Mbps\", delay = \"5ms\", queue = { kind = \"red\", limit = \"1bdp\" } }",
+    )
+    .unwrap();
+    assert!(matches!(&s.links[3].forward.queue, QueueSpec::Red(r) if r.limit == 33));
+    let e = dumbbell("access = { rate = \"1Gbps\" }\nbottleneck = { rate = \"10Mbps\", delay = \"5ms\", queue = { kind = \"droptail\", limit = \"onebdp\" } }").unwrap_err();
+    assert!(e.starts_with("topology[0].bottleneck.queue.limit: \"onebdp\" is not a multiple of the bandwidth-delay product; use e.g. \"1bdp\" or \"0.5bdp\""), "{e}");
+    let e = dumbbell("access = { rate = \"1Gbps\" }\nbottleneck = { delay = \"5ms\", queue = { kind = \"droptail\", limit = \"1bdp\" } }").unwrap_err();
+    assert!(e.starts_with("topology[0].bottleneck.rate: is required, e.g. \"10Mbps\" (a queue limit in BDPs is resolved against it)"), "{e}");
 }
 
 #[test]

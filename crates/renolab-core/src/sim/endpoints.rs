@@ -8,6 +8,7 @@ use super::network::{Driver, Network};
 use super::Simulation;
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::{Event, Scheduler, TimerSlot};
+use crate::histogram::LogHistogram;
 use crate::packet::sack::SackBlocks;
 use crate::packet::{Packet, PacketId, PacketKind};
 use crate::scenario::Variant;
@@ -59,6 +60,8 @@ pub(crate) struct Flow {
     pub(super) finished: bool,
     /// One-way delays of the data packets that reached the receiver.
     pub(super) delays: DelayStats,
+    /// The RTT samples the sender took (the `rtt` trace's `rtt_s`), ns.
+    pub(super) rtts: LogHistogram,
     /// Last (cwnd, ssthresh, inflated cwnd) reported to the tracer.
     pub(super) traced: Option<(Window, Window, Window)>,
     /// Last controller state reported to the tracer.
@@ -101,7 +104,11 @@ impl<T: Tracer> Driver for Simulation<T> {
                 if T::ENABLED {
                     self.tracer
                         .seq_event(now, flow, SeqEvent::Acked, packet.seq);
-                    if let Some((rtt, srtt, rto)) = tcp.sender.take_rtt_sample() {
+                }
+                if let Some(rtt) = tcp.sender.take_rtt_sample() {
+                    state.rtts.record(rtt.as_nanos());
+                    if T::ENABLED {
+                        let (srtt, rto) = tcp.sender.srtt_and_rto(rtt);
                         self.tracer.rtt_sample(now, flow, rtt, srtt, rto);
                     }
                 }

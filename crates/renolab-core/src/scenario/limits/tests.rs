@@ -189,7 +189,7 @@ fn a_medium_counts_three_events_a_frame_and_its_stations_queues_as_places_packet
     .unwrap_err()
     .to_string();
     assert!(
-        err.starts_with("medium[0].station.a.queue.limit: the run could need about 8.4 GiB of memory (medium[0].station.a may queue 62500002 packets)"),
+        err.starts_with("medium[0].station.a.queue.limit: the run could need about 9.3 GiB of memory (medium[0].station.a may queue 62500002 packets)"),
         "{err}"
     );
 }

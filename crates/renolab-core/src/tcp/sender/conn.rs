@@ -165,11 +165,17 @@ impl Conn {
         }
     }
 
-    /// The RTT sample taken since the last call, with the smoothed RTT and RTO after it.
+    /// The RTT sample taken since the last call (taken on every ACK, for the run's RTT
+    /// figures: nothing else is computed here).
     #[inline]
-    pub fn take_rtt_sample(&mut self) -> Option<(SimDuration, SimDuration, SimDuration)> {
-        let rtt = self.new_rtt_sample.take()?;
-        Some((rtt, self.rtt.srtt().unwrap_or(rtt), self.rtt.rto()))
+    pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
+        self.new_rtt_sample.take()
+    }
+
+    /// The smoothed RTT (`rtt`, the sample just taken, before the first) and the RTO now:
+    /// what the `rtt` trace records beside a sample.
+    pub fn srtt_and_rto(&self, rtt: SimDuration) -> (SimDuration, SimDuration) {
+        (self.rtt.srtt().unwrap_or(rtt), self.rtt.rto())
     }
 
     // ----- the SYN exchange ------------------------------------------------------------

@@ -273,9 +273,15 @@ impl TcpSender {
         payload + self.conn().config.header_bytes
     }
 
-    /// The RTT sample taken since the last call, with the smoothed RTT and RTO after it.
-    pub fn take_rtt_sample(&mut self) -> Option<(SimDuration, SimDuration, SimDuration)> {
+    /// The RTT sample taken since the last call.
+    #[inline]
+    pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
         each!(self, s => s.conn_mut().take_rtt_sample())
+    }
+
+    /// The smoothed RTT (`rtt`, the sample just taken, before the first) and the RTO now.
+    pub fn srtt_and_rto(&self, rtt: SimDuration) -> (SimDuration, SimDuration) {
+        self.conn().srtt_and_rto(rtt)
     }
 
     /// When the sender next needs waking: its timer, or the release of a paced segment
