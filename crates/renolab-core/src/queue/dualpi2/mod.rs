@@ -340,7 +340,7 @@ impl DualPi2 {
                 }
             }
             self.credit += credit_change;
-            return Some(Dequeued { id: pkt.id, marked });
+            return Some(Dequeued::of(pkt, marked));
         }
     }
 
