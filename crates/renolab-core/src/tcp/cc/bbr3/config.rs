@@ -173,7 +173,7 @@ impl Default for Bbr3Config {
 
 use serde_json::{json, Value};
 
-use super::super::bbr::{gain_units, gain_value};
+use super::super::bbr::{gain_units, gain_value, TRACE as V1};
 use super::super::{
     BuildContext, Cc, Declaration, Declared, DefaultRecovery, OptionDecl, OptionError, OptionKind,
     OptionReader, RecoveryRule, Requirement, TraceField, TraceKind,
@@ -269,44 +269,20 @@ pub(super) const MODES: &[&str] = &[
     "probe_rtt",
 ];
 
-/// BBRv3's `cc` trace fields, in the order `Bbr3::trace` fills them: v1's, then the
-/// bounds.
+/// BBRv3's `cc` trace fields, in the order `Bbr3::trace` fills them: v1's (its mode with
+/// ProbeBW's phase), then the bounds.
 pub(super) const TRACE: &[TraceField] = &[
     TraceField {
         name: "mode",
         kind: TraceKind::Mode,
         doc: "Startup, Drain, ProbeBW's DOWN, CRUISE, REFILL or UP, ProbeRTT",
     },
-    TraceField {
-        name: "btl_bw_bps",
-        kind: TraceKind::Number,
-        doc: "the bandwidth estimate (`bbr_bw()`: `max_bw` bounded by `bw_lo`), bit/s of payload",
-    },
-    TraceField {
-        name: "min_rtt_ns",
-        kind: TraceKind::Number,
-        doc: "the min-RTT estimate, ns",
-    },
-    TraceField {
-        name: "pacing_gain",
-        kind: TraceKind::Number,
-        doc: "the pacing gain",
-    },
-    TraceField {
-        name: "cwnd_gain",
-        kind: TraceKind::Number,
-        doc: "the cwnd gain",
-    },
-    TraceField {
-        name: "pacing_rate_bps",
-        kind: TraceKind::Number,
-        doc: "the pacing rate it asks for, bit/s of payload",
-    },
-    TraceField {
-        name: "delivery_rate_bps",
-        kind: TraceKind::Number,
-        doc: "the last valid delivery-rate sample that fed its bandwidth filter, bit/s",
-    },
+    V1[1],
+    V1[2],
+    V1[3],
+    V1[4],
+    V1[5],
+    V1[6],
     TraceField {
         name: "phase",
         kind: TraceKind::Number,

@@ -52,17 +52,13 @@ pub use config::{Bbr3Config, Phase, PACING_GAIN};
 use aggregation::AckAggregation;
 
 pub use super::bbr::Mode;
-use super::bbr::{gain_value, BBR_UNIT, BW_UNIT};
+use super::bbr::{arith, gain_value, BBR_SCALE, BBR_UNIT, BW_UNIT};
 use super::{AckSample, CaState, CcEvent, Congestion, CongestionControl, Control};
 use crate::rng::RngStream;
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
 
-/// Fixed-point scale of gains (Linux `BBR_SCALE`).
-const BBR_SCALE: u32 = 8;
-/// Fixed-point scale of bandwidths (Linux `BW_SCALE`).
-const BW_SCALE: u32 = 24;
 /// "No bound yet" for `inflight_lo`/`inflight_hi` (the kernel's `~0U`).
 const UNBOUNDED: u32 = u32::MAX;
 /// "No bound yet" for `bw_lo`.
@@ -395,7 +391,7 @@ impl Bbr3 {
 
     /// `BW_UNIT`s as payload bits per second.
     fn bw_bps(&self, bw: u64) -> f64 {
-        bw as f64 * self.mss as f64 * 8e6 / BW_UNIT as f64
+        arith::bw_bps(bw, self.mss)
     }
 
     /// Linux's `tp->delivered`, which counts an acknowledged SYN (renolab's does not).
@@ -416,14 +412,9 @@ impl Bbr3 {
 
     // ----- pacing -------------------------------------------------------------------------
 
-    /// Linux `bbr_rate_bytes_per_sec()`: `rate` (`BW_UNIT`s) times `gain`, less `margin`
-    /// percent, bytes per second, at least 1 (in 128 bits).
+    /// Linux `bbr_rate_bytes_per_sec()` (v3: at least 1 byte per second).
     fn rate_bytes_per_sec(&self, rate: u64, gain: u32, margin: u32) -> u64 {
-        let mut r = rate as u128 * self.mss as u128;
-        r *= gain as u128;
-        r >>= BBR_SCALE;
-        r *= (1_000_000 / 100 * (100 - margin.min(100))) as u128;
-        (r >> BW_SCALE).clamp(1, u64::MAX as u128) as u64
+        arith::rate_bytes_per_sec(rate, self.mss, gain, margin).max(1)
     }
 
     /// Linux `bbr_bw_to_pacing_rate()`.
@@ -479,9 +470,7 @@ impl Bbr3 {
         if self.min_rtt_us == u32::MAX {
             return self.init_cwnd;
         }
-        let w = bw as u128 * self.min_rtt_us as u128;
-        let bdp = ((w * gain as u128) >> BBR_SCALE).div_ceil(BW_UNIT as u128);
-        bdp.min(u32::MAX as u128) as u32
+        arith::bdp(bw, self.min_rtt_us, gain)
     }
 
     /// Linux `bbr_quantization_budget()` (v3): room for three TSO bursts and at least the
@@ -511,7 +500,7 @@ impl Bbr3 {
     fn packets_in_net_at_edt(&self, now: SimTime, inflight_now: u32) -> u32 {
         let edt = self.conn.next_send.max(now);
         let interval_us = edt.saturating_since(now).as_nanos() / 1000;
-        let interval_delivered = ((self.bw() as u128 * interval_us as u128) >> BW_SCALE) as u64;
+        let interval_delivered = arith::delivered_in(self.bw(), interval_us);
         let mut at_edt = inflight_now as u64;
         if self.pacing_gain > BBR_UNIT {
             at_edt += self.tso_segs_goal() as u64; // the segment leaving at the EDT
@@ -778,9 +767,11 @@ impl CongestionControl for Bbr3 {
 
     /// The pacing rate in bits per second of wire bytes (as v1's).
     fn pacing_rate(&self) -> Option<BitsPerSec> {
-        let wire = self.mss as u128 + self.header_bytes as u128;
-        let bps = self.pacing_rate as u128 * 8 * wire / self.mss as u128;
-        Some(BitsPerSec(bps.clamp(1, u64::MAX as u128) as u64))
+        Some(arith::wire_pacing_rate(
+            self.pacing_rate,
+            self.mss,
+            self.header_bytes,
+        ))
     }
 
     /// Loss recovery sets the window: after a timeout's `on_congestion`, this is Linux's
