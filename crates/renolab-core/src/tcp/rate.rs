@@ -52,10 +52,10 @@ pub struct TxSnapshot {
     /// Segments in flight just after this one left, it included (Google's BBRv3 tree:
     /// `tx.in_flight`).
     pub in_flight: u32,
-    /// `C.lost` at send time (`tx.lost`).
-    pub lost: u64,
-    /// `C.delivered_ce` at send time (`tx.delivered_ce`).
-    pub delivered_ce: u64,
+    /// `C.lost` at send time, modulo 2^32 (the kernel's `u32 tx.lost`; differences wrap).
+    pub lost: u32,
+    /// `C.delivered_ce` at send time, modulo 2^32 (`tx.delivered_ce`; differences wrap).
+    pub delivered_ce: u32,
 }
 
 /// What the segment an ACK's sample comes from says beyond the rate (the fields Google's
@@ -112,8 +112,8 @@ struct Building {
     seq: u32,
     /// Its snapshot's flight, lost and CE counts.
     tx_in_flight: u32,
-    tx_lost: u64,
-    tx_delivered_ce: u64,
+    tx_lost: u32,
+    tx_delivered_ce: u32,
 }
 
 impl RateEstimator {
@@ -138,8 +138,8 @@ impl RateEstimator {
             first_sent_time: self.first_sent_time,
             app_limited: self.app_limited_until != 0,
             in_flight,
-            lost,
-            delivered_ce: self.delivered_ce,
+            lost: lost as u32,
+            delivered_ce: self.delivered_ce as u32,
         }
     }
 
@@ -192,9 +192,9 @@ impl RateEstimator {
         let b = self.sample.take()?;
         self.last_tx = TxSample {
             tx_in_flight: b.tx_in_flight,
-            lost: lost.saturating_sub(b.tx_lost).min(u32::MAX as u64) as u32,
+            lost: (lost as u32).wrapping_sub(b.tx_lost),
             delivered: (self.delivered - b.prior_delivered) as u32,
-            delivered_ce: (self.delivered_ce - b.tx_delivered_ce) as u32,
+            delivered_ce: (self.delivered_ce as u32).wrapping_sub(b.tx_delivered_ce),
             app_limited: b.app_limited,
         };
         let ack_interval = now.saturating_since(b.prior_time);

@@ -90,11 +90,8 @@ impl LinuxSender {
         };
         let event = CcEvent::SegmentLost {
             tx_in_flight: r.tx.in_flight,
-            lost_since_send: self
-                .segs
-                .lost
-                .saturating_sub(r.tx.lost)
-                .min(u32::MAX as u64) as u32,
+            // The kernel's u32 counters: the difference wraps.
+            lost_since_send: (self.segs.lost as u32).wrapping_sub(r.tx.lost),
             app_limited: r.tx.app_limited,
             delivered: self.rate.delivered,
         };
