@@ -38,7 +38,8 @@ EXPECTED_COLUMNS = {
     # Then one column per value a Python controller traces (tests/python/test_python_cc.py).
     "cc": [
         "time_s", "flow", "mode", "btl_bw_bps", "min_rtt_s", "pacing_gain", "cwnd_gain", "pacing_rate_bps",
-        "delivery_rate_bps", "w_max", "k_s", "epoch_start_s", "alpha", "frac_cwnd", "classic_ecn",
+        "delivery_rate_bps", "w_max", "k_s", "epoch_start_s", "alpha", "frac_cwnd", "classic_ecn", "phase",
+        "inflight_hi", "inflight_lo", "bw_hi_bps", "bw_lo_bps",
     ],
 }
 

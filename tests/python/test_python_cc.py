@@ -40,7 +40,8 @@ OUTCOME = [
 #: The columns of the core's own controllers in the ``cc`` trace (BBR's state), which come
 #: before a Python controller's (docs/outputs.md).
 CORE_CC_COLUMNS = ["mode", "btl_bw_bps", "min_rtt_s", "pacing_gain", "cwnd_gain", "pacing_rate_bps", "delivery_rate_bps",
-                   "w_max", "k_s", "epoch_start_s", "alpha", "frac_cwnd", "classic_ecn"]
+                   "w_max", "k_s", "epoch_start_s", "alpha", "frac_cwnd", "classic_ecn", "phase", "inflight_hi",
+                   "inflight_lo", "bw_hi_bps", "bw_lo_bps"]
 
 
 def _run(data: dict[str, Any], **kwargs: Any):

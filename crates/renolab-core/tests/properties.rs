@@ -612,12 +612,28 @@ fn check(doc: Value) -> Result<(), TestCaseError> {
 
 /// `doc` with every TCP flow running BBR (options of other variants dropped; BBR brings
 /// Linux's loss recovery under every profile).
-fn all_bbr(mut doc: Value) -> Value {
+fn all_bbr(doc: Value) -> Value {
+    all_of(doc, "bbr")
+}
+
+/// `doc` under the `linux` profile with every TCP flow running BBRv3.
+fn all_bbr3(doc: Value) -> Value {
+    let mut doc = all_of(doc, "bbr3");
+    for f in doc["flow"].as_array_mut().unwrap() {
+        if !f.get("kind").is_some_and(|k| k == "cbr") {
+            f["profile"] = json!("linux");
+        }
+    }
+    doc
+}
+
+/// `doc` with every TCP flow running `variant`, the options of other variants dropped.
+fn all_of(mut doc: Value, variant: &str) -> Value {
     for f in doc["flow"].as_array_mut().unwrap() {
         if f.get("kind").is_some_and(|k| k == "cbr") {
             continue;
         }
-        f["variant"] = json!("bbr");
+        f["variant"] = json!(variant);
         if let Some(o) = f["options"].as_object_mut() {
             o.retain(|k, _| {
                 !matches!(
@@ -651,6 +667,11 @@ proptest! {
     #[test]
     fn random_bbr_scenarios_conserve_packets_and_keep_windows_sane(doc in scenario()) {
         check(all_bbr(doc))?;
+    }
+
+    #[test]
+    fn random_bbr3_scenarios_conserve_packets_and_keep_windows_sane(doc in scenario()) {
+        check(all_bbr3(doc))?;
     }
 
     #[test]

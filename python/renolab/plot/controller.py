@@ -22,13 +22,18 @@ if TYPE_CHECKING:
     from renolab.results import Result
 
 #: Colours of the controller modes in :func:`cc`.
-MODE_COLOURS = {"startup": "tab:red", "drain": "tab:orange", "probe_bw": "tab:green", "probe_rtt": "tab:purple"}
+MODE_COLOURS = {"startup": "tab:red", "drain": "tab:orange", "probe_bw": "tab:green", "probe_rtt": "tab:purple",
+                # BBRv3's ProbeBW phases.
+                "probe_bw_down": "tab:cyan", "probe_bw_cruise": "tab:green", "probe_bw_refill": "tab:olive",
+                "probe_bw_up": "tab:blue"}
 
 #: The built-in columns of the ``cc`` trace, grouped by what they measure: (the axis label,
 #: the scale from the stored unit, [(column, what, style)]).
 PANELS: tuple[tuple[str, float, tuple[tuple[str, str, str], ...]], ...] = (
     ("rate (Mb/s of payload)", 1e-6, (("pacing_rate_bps", "pacing rate", "-"), ("btl_bw_bps", "btl_bw", "--"),
-                                      ("delivery_rate_bps", "delivery rate", "."))),
+                                      ("delivery_rate_bps", "delivery rate", "."),
+                                      ("bw_hi_bps", "bw_hi", ":"), ("bw_lo_bps", "bw_lo", "-."))),
+    ("flight bounds (segments)", 1.0, (("inflight_hi", "inflight_hi", "-"), ("inflight_lo", "inflight_lo", "--"))),
     ("min RTT estimate (ms)", 1e3, (("min_rtt_s", "min_rtt", "-"),)),
     ("gain (x btl_bw or BDP)", 1.0, (("pacing_gain", "pacing gain", "-"), ("cwnd_gain", "cwnd gain", "--"))),
     ("window at the last loss (segments)", 1.0, (("w_max", "W_max", "-"),)),
@@ -36,7 +41,7 @@ PANELS: tuple[tuple[str, float, tuple[tuple[str, str, str], ...]], ...] = (
 )
 #: Built-in columns not drawn as a series: the mode (a timeline) and the epoch's start (a
 #: time, already implied by K's steps).
-NOT_SERIES = ("time_s", "flow", "mode", "epoch_start_s")
+NOT_SERIES = ("time_s", "flow", "mode", "epoch_start_s", "phase")
 
 
 def _panels(frame: pd.DataFrame, names: list[str]) -> list[tuple[str, float, list[tuple[str, str, str]]]]:

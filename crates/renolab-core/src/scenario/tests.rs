@@ -290,7 +290,7 @@ fn errors_name_the_field_and_the_allowed_values() {
     let bad_variant = BASE.replace("variant = \"reno\"", "variant = \"renoo\"");
     assert_eq!(
         err(&bad_variant),
-        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, prague, toy, or \"python:<module>:<Class>\" for a Python controller"
+        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, prague, bbr3, toy, or \"python:<module>:<Class>\" for a Python controller"
     );
     assert!(err(&BASE.replace("\"1Mbps\"", "\"-1Mbps\"")).starts_with("link[1].rate:"));
     assert_eq!(
@@ -823,7 +823,7 @@ fn a_python_variant_must_name_a_module_and_a_class() {
     }
     assert_eq!(
         err(&python_flow("westwood", "")),
-        "flow[0].variant: unknown variant \"westwood\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, prague, toy, or \"python:<module>:<Class>\" for a Python controller"
+        "flow[0].variant: unknown variant \"westwood\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, prague, bbr3, toy, or \"python:<module>:<Class>\" for a Python controller"
     );
 }
 

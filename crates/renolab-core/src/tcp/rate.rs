@@ -49,6 +49,31 @@ pub struct TxSnapshot {
     pub first_sent_time: SimTime,
     /// The connection was application-limited when this segment was sent.
     pub app_limited: bool,
+    /// Segments in flight just after this one left, it included (Google's BBRv3 tree:
+    /// `tx.in_flight`).
+    pub in_flight: u32,
+    /// `C.lost` at send time, modulo 2^32 (the kernel's `u32 tx.lost`; differences wrap).
+    pub lost: u32,
+    /// `C.delivered_ce` at send time, modulo 2^32 (`tx.delivered_ce`; differences wrap).
+    pub delivered_ce: u32,
+}
+
+/// What the segment an ACK's sample comes from says beyond the rate (the fields Google's
+/// BBRv3 tree adds to Linux's `struct rate_sample`): valid on every ACK that delivered
+/// something, also when the rate sample itself is discarded as shorter than the min RTT.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxSample {
+    /// Segments in flight just after the sampled segment left, it included
+    /// (`rs->tx_in_flight`); 0 when the ACK delivered nothing.
+    pub tx_in_flight: u32,
+    /// Segments marked lost since it left (`rs->lost` = `tp->lost - tx.lost`).
+    pub lost: u32,
+    /// Segments delivered since it left (`rs->delivered`).
+    pub delivered: u32,
+    /// Of those, delivered by ACKs echoing CE (`rs->delivered_ce`).
+    pub delivered_ce: u32,
+    /// It left while the application limited sending (`rs->is_app_limited`).
+    pub app_limited: bool,
 }
 
 /// The connection's delivery state (the draft's `C.delivered`, `C.delivered_time`,
@@ -64,6 +89,12 @@ pub struct RateEstimator {
     pub first_sent_time: SimTime,
     /// While non-zero, the delivered count at which the application-limited period ends.
     pub app_limited_until: u64,
+    /// Of the delivered segments, those the receiver got CE-marked (`tp->delivered_ce`),
+    /// counted as the ACKs report them: AccECN's ACE field, or under RFC 3168 every segment
+    /// an ECN-Echo ACK delivers (`tcp_count_delivered()`).
+    pub delivered_ce: u64,
+    /// The last ACK's [`TxSample`].
+    pub last_tx: TxSample,
     /// The sample of the ACK being processed: from the most recently sent segment it
     /// delivered.
     sample: Option<Building>,
@@ -79,13 +110,24 @@ struct Building {
     /// Send time and number of the segment the sample comes from.
     xmit_time: SimTime,
     seq: u32,
+    /// Its snapshot's flight, lost and CE counts.
+    tx_in_flight: u32,
+    tx_lost: u32,
+    tx_delivered_ce: u32,
 }
 
 impl RateEstimator {
-    /// The snapshot for a segment sent at `now`, with `in_flight` segments already out
-    /// (draft §3.2 "Transmitting a data packet"; Linux `tcp_rate_skb_sent()`).
-    pub fn on_sent(&mut self, now: SimTime, in_flight: u32) -> TxSnapshot {
-        if in_flight == 0 {
+    /// The snapshot for a segment sent at `now`, with `packets_out` segments already out
+    /// (draft §3.2 "Transmitting a data packet"; Linux `tcp_rate_skb_sent()`), `in_flight`
+    /// in the network with it and `lost` marked lost so far.
+    pub fn on_sent(
+        &mut self,
+        now: SimTime,
+        packets_out: u32,
+        in_flight: u32,
+        lost: u64,
+    ) -> TxSnapshot {
+        if packets_out == 0 {
             // The first segment of a flight: the send and ACK phases start now.
             self.first_sent_time = now;
             self.delivered_time = now;
@@ -95,6 +137,9 @@ impl RateEstimator {
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
             app_limited: self.app_limited_until != 0,
+            in_flight,
+            lost: lost as u32,
+            delivered_ce: self.delivered_ce as u32,
         }
     }
 
@@ -115,19 +160,25 @@ impl RateEstimator {
                 app_limited: tx.app_limited,
                 xmit_time,
                 seq,
+                tx_in_flight: tx.in_flight,
+                tx_lost: tx.lost,
+                tx_delivered_ce: tx.delivered_ce,
             });
             self.first_sent_time = xmit_time;
         }
     }
 
     /// Finishes the ACK at `now` (Linux `tcp_rate_gen()`): `delivered` segments were newly
-    /// delivered, `losses` newly marked lost; samples shorter than `min_rtt` are discarded
-    /// (they cannot span a round trip). Returns the sample, if the ACK gives one.
+    /// delivered, `losses` newly marked lost (`lost` so far), with [`Self::delivered_ce`]
+    /// already counting the CE marks it reported; samples shorter than `min_rtt` are discarded (they cannot span a round trip), but
+    /// still give [`Self::last_tx`]. Returns the sample, if the ACK gives one.
+    #[allow(clippy::too_many_arguments)]
     pub fn on_ack(
         &mut self,
         now: SimTime,
         delivered: u32,
         losses: u32,
+        lost: u64,
         min_rtt: Option<SimDuration>,
         rtt: Option<SimDuration>,
     ) -> Option<RateSample> {
@@ -137,7 +188,15 @@ impl RateEstimator {
         if delivered > 0 {
             self.delivered_time = now;
         }
+        self.last_tx = TxSample::default();
         let b = self.sample.take()?;
+        self.last_tx = TxSample {
+            tx_in_flight: b.tx_in_flight,
+            lost: (lost as u32).wrapping_sub(b.tx_lost),
+            delivered: (self.delivered - b.prior_delivered) as u32,
+            delivered_ce: (self.delivered_ce as u32).wrapping_sub(b.tx_delivered_ce),
+            app_limited: b.app_limited,
+        };
         let ack_interval = now.saturating_since(b.prior_time);
         // The longer of the send and ACK phases, so that neither a burst of sends nor a
         // burst of ACKs (ACK compression) inflates the rate.
@@ -175,11 +234,13 @@ mod tests {
     fn a_sample_spans_from_the_send_of_the_acked_segment_to_its_ack() {
         let mut r = RateEstimator::default();
         // Ten segments sent back to back at t = 0 .. 9 ms, ACKed one by one 100 ms later.
-        let snaps: Vec<_> = (0..10).map(|i| (t(i), r.on_sent(t(i), i as u32))).collect();
+        let snaps: Vec<_> = (0..10)
+            .map(|i| (t(i), r.on_sent(t(i), i as u32, 0, 0)))
+            .collect();
         let mut last = None;
         for (i, (sent, tx)) in snaps.iter().enumerate() {
             r.on_delivered(i as u32, *sent, tx);
-            last = r.on_ack(t(100 + i as u64), 1, 0, None, None);
+            last = r.on_ack(t(100 + i as u64), 1, 0, 0, None, None);
         }
         let s = last.unwrap();
         // The 10th segment was sent with nothing delivered; delivered 10 over
@@ -194,21 +255,23 @@ mod tests {
     #[test]
     fn samples_shorter_than_the_min_rtt_are_dropped() {
         let mut r = RateEstimator::default();
-        let tx = r.on_sent(t(0), 0);
+        let tx = r.on_sent(t(0), 0, 0, 0);
         r.on_delivered(0, t(0), &tx);
         let ms = SimDuration::from_millis;
-        assert_eq!(r.on_ack(t(5), 1, 0, Some(ms(10)), None), None);
+        assert_eq!(r.on_ack(t(5), 1, 0, 0, Some(ms(10)), None), None);
     }
 
     #[test]
     fn samples_are_delivered_over_interval_through_an_application_limited_pause() {
         let mut r = RateEstimator::default();
         // A flight of four segments sent 1 ms apart, ACKed one by one 100 ms later.
-        let tx: Vec<_> = (0..4).map(|i| r.on_sent(t(i), i as u32)).collect();
+        let tx: Vec<_> = (0..4).map(|i| r.on_sent(t(i), i as u32, 0, 0)).collect();
         let mut samples = vec![];
         for (i, snap) in tx.iter().enumerate() {
             r.on_delivered(i as u32, t(i as u64), snap);
-            let s = r.on_ack(t(100 + i as u64), 1, 0, None, None).unwrap();
+            let s = r
+                .on_ack(t(100 + i as u64), 1, 0, 0, None, None)
+                .unwrap();
             samples.push((
                 s.delivered,
                 s.interval.as_nanos() / 1_000_000,
@@ -227,17 +290,17 @@ mod tests {
         );
         // The application runs dry with nothing in flight; it writes again at 200 ms.
         r.on_app_limited(0);
-        let a = r.on_sent(t(200), 0);
+        let a = r.on_sent(t(200), 0, 0, 0);
         r.on_delivered(4, t(200), &a);
-        let s = r.on_ack(t(300), 1, 0, None, None).unwrap();
+        let s = r.on_ack(t(300), 1, 0, 0, None, None).unwrap();
         assert_eq!(
             (s.delivered, s.interval, s.app_limited),
             (1, t(100) - t(0), true)
         );
         // That ACK delivered the bubble: the next segment's sample is the network's again.
-        let b = r.on_sent(t(301), 0);
+        let b = r.on_sent(t(301), 0, 0, 0);
         r.on_delivered(5, t(301), &b);
-        let s = r.on_ack(t(451), 1, 0, None, None).unwrap();
+        let s = r.on_ack(t(451), 1, 0, 0, None, None).unwrap();
         assert_eq!(
             (s.delivered, s.interval, s.app_limited),
             (1, t(150) - t(0), false)
@@ -249,13 +312,53 @@ mod tests {
     fn app_limited_marks_samples_until_the_flight_is_delivered() {
         let mut r = RateEstimator::default();
         r.on_app_limited(2);
-        let a = r.on_sent(t(0), 0);
+        let a = r.on_sent(t(0), 0, 0, 0);
         assert!(a.app_limited);
         r.on_delivered(0, t(0), &a);
-        assert!(r.on_ack(t(50), 1, 0, None, None).unwrap().app_limited);
+        assert!(
+            r.on_ack(t(50), 1, 0, 0, None, None)
+                .unwrap()
+                .app_limited
+        );
         r.delivered = 5;
-        r.on_ack(t(60), 0, 0, None, None);
+        r.on_ack(t(60), 0, 0, 0, None, None);
         assert_eq!(r.app_limited_until, 0, "the bubble is gone");
-        assert!(!r.on_sent(t(61), 1).app_limited);
+        assert!(!r.on_sent(t(61), 1, 0, 0).app_limited);
+    }
+
+    #[test]
+    fn the_tx_sample_counts_the_flight_losses_and_ce_marks_since_the_sampled_segment_left() {
+        let mut r = RateEstimator::default();
+        // Two segments leave with 5 and 6 in flight, 1 lost so far; three are then lost.
+        let a = r.on_sent(t(0), 0, 5, 1);
+        let b = r.on_sent(t(1), 1, 6, 1);
+        r.on_delivered(0, t(0), &a);
+        r.delivered_ce += 1;
+        r.on_ack(t(100), 1, 0, 4, None, None);
+        // The first ACK echoed CE: one CE-marked delivery since `a` left.
+        assert_eq!(
+            r.last_tx,
+            TxSample {
+                tx_in_flight: 5,
+                lost: 3,
+                delivered: 1,
+                delivered_ce: 1,
+                app_limited: false
+            }
+        );
+        r.on_delivered(1, t(1), &b);
+        r.on_ack(t(101), 1, 0, 4, None, None);
+        // `b` left before either delivery: both count, the CE-marked one too.
+        assert_eq!(
+            (
+                r.last_tx.tx_in_flight,
+                r.last_tx.delivered,
+                r.last_tx.delivered_ce
+            ),
+            (6, 2, 1)
+        );
+        // An ACK that delivers nothing gives no tx sample.
+        r.on_ack(t(102), 0, 0, 4, None, None);
+        assert_eq!(r.last_tx, TxSample::default());
     }
 }

@@ -442,6 +442,8 @@ impl CongestionControl for PyController {
                 |h| &h.on_syn_ack,
                 |py, conn| (conn.clone_ref(py), rtt.as_secs_f64()).into_pyobject(py),
             ),
+            // Only for controllers that set the window themselves, which Python's do not.
+            CcEvent::SegmentLost { .. } | CcEvent::LossProbeRecovery { .. } => {}
         }
     }
 }

@@ -34,6 +34,7 @@
 //! Python class) is the [`Cc::Custom`] arm ([`custom`]).
 
 pub mod bbr;
+pub mod bbr3;
 mod cubic;
 pub mod custom;
 mod dctcp;
@@ -50,6 +51,7 @@ mod toy;
 mod vegas;
 
 pub use bbr::{Bbr, BbrConfig};
+pub use bbr3::{Bbr3, Bbr3Config};
 pub use cubic::{Cubic, CubicConfig};
 pub use custom::{ControllerFactory, Custom, CustomInit, NoCustomControllers};
 pub use dctcp::{Dctcp, DctcpConfig};
@@ -66,7 +68,7 @@ pub use sack::SackConfig;
 pub use tahoe::TahoeConfig;
 pub use vegas::{Vegas, VegasConfig};
 
-use crate::tcp::rate::RateSample;
+use crate::tcp::rate::{RateSample, TxSample};
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
@@ -83,6 +85,7 @@ crate::controllers! {
     Bbr(BbrConfig => Box<Bbr>),
     Dctcp(DctcpConfig => Dctcp),
     Prague(PragueConfig => Box<Prague>),
+    Bbr3(Bbr3Config => Box<Bbr3>),
     #[cfg(test)]
     Toy(toy::ToyConfig => toy::Toy),
 }
@@ -186,8 +189,16 @@ pub struct ConnState {
     pub ca_state: CaState,
     /// The earliest time the next segment may leave under pacing (`tp->tcp_wstamp_ns`).
     pub next_send: SimTime,
-    /// Segments reported CE-marked so far under Accurate ECN (`tp->delivered_ce`).
+    /// Segments delivered that the receiver got CE-marked (`tp->delivered_ce`): under
+    /// Accurate ECN the ACE field's count, under RFC 3168 every segment an ECN-Echo ACK
+    /// delivers (`tcp_count_delivered()`).
     pub delivered_ce: u64,
+    /// What the segment this ACK's rate sample comes from says beyond the rate (BBRv3's
+    /// additions to the rate sample: its flight, losses and CE marks since it left).
+    pub tx: TxSample,
+    /// The sender used its whole window in its last round (`tp->is_cwnd_limited`, without
+    /// `tcp_is_cwnd_limited()`'s slow-start clause).
+    pub is_cwnd_limited: bool,
 }
 
 impl Default for ConnState {
@@ -202,6 +213,8 @@ impl Default for ConnState {
             ca_state: CaState::Open,
             next_send: SimTime::ZERO,
             delivered_ce: 0,
+            tx: TxSample::default(),
+            is_cwnd_limited: false,
         }
     }
 }
@@ -281,6 +294,28 @@ pub enum CcEvent {
     TxStart {
         /// Time since the last send.
         idle: SimDuration,
+    },
+    /// Loss detection marked a segment lost (Google's BBRv3 tree: the `skb_marked_lost`
+    /// hook of `tcp_mark_skb_lost()`); the Linux sender's, for a controller that sets the
+    /// window itself ([`Declaration::cong_control`]).
+    SegmentLost {
+        /// Segments in flight just after it was last sent, it included (`tx.in_flight`).
+        tx_in_flight: u32,
+        /// Segments marked lost since it was sent, it included (`tp->lost - tx.lost`).
+        lost_since_send: u32,
+        /// It was sent while the application limited sending (`tx.is_app_limited`).
+        app_limited: bool,
+        /// Segments delivered so far (`tp->delivered`).
+        delivered: u64,
+    },
+    /// A tail-loss probe repaired the loss of one segment (Google's BBRv3 tree:
+    /// `CA_EVENT_TLP_RECOVERY`); the Linux sender's, for a controller that sets the window
+    /// itself.
+    LossProbeRecovery {
+        /// Segments delivered so far (`tp->delivered`).
+        delivered: u64,
+        /// The probe was sent while the application limited sending.
+        app_limited: bool,
     },
 }
 

@@ -320,7 +320,7 @@ impl TcpSender {
     /// `tp->delivered_ce`), and whether AccECN is in use; the Linux sender's.
     pub fn accecn(&self) -> Option<u64> {
         match self {
-            TcpSender::Linux(s) if s.conn().ecn.accecn => Some(s.delivered_ce),
+            TcpSender::Linux(s) if s.conn().ecn.accecn => Some(s.rate.delivered_ce),
             _ => None,
         }
     }

@@ -186,7 +186,7 @@ crate::option_decls! {
 }
 
 /// BBR's `cc` trace fields, in the order [`Bbr`]'s `trace` fills them.
-pub(super) const TRACE: &[TraceField] = &[
+pub(in crate::tcp::cc) const TRACE: &[TraceField] = &[
     TraceField {
         name: "mode",
         kind: TraceKind::Mode,

@@ -35,13 +35,14 @@
 //!   keeps the kernel's allowance for it (`bbr_quantization_budget()`), which sets how much
 //!   BBR queues when its window limits it.
 
+pub(super) mod arith;
 mod config;
 mod long_term;
 mod model;
 #[cfg(test)]
 mod tests;
 
-pub use config::{gain_units, gain_value, BbrConfig, BBR_UNIT, BW_UNIT};
+pub use config::{gain_units, gain_value, BbrConfig, BBR_SCALE, BBR_UNIT, BW_SCALE, BW_UNIT};
 
 use super::{AckSample, CaState, CcEvent, Congestion, CongestionControl, Control};
 use crate::rng::RngStream;
@@ -49,7 +50,8 @@ use crate::tcp::minmax::{Keep, MinMax};
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
-use config::{BBR_SCALE, BW_SCALE, CYCLE_LEN, PACING_GAIN_CYCLE, TCP_INIT_CWND};
+pub(super) use config::TRACE;
+use config::{CYCLE_LEN, PACING_GAIN_CYCLE, TCP_INIT_CWND};
 use long_term::LongTerm;
 
 /// Linux `sk_pacing_shift`: TSO autosizing aims at 1/2^10 s (about 1 ms) of data per burst.
@@ -235,20 +237,14 @@ impl Bbr {
 
     /// `BW_UNIT`s as payload bits per second.
     fn bw_bps(&self, bw: u64) -> f64 {
-        bw as f64 * self.mss as f64 * 8e6 / BW_UNIT as f64
+        arith::bw_bps(bw, self.mss)
     }
 
     // ----- pacing -------------------------------------------------------------------------
 
-    /// Linux `bbr_rate_bytes_per_sec()`: `rate` (`BW_UNIT`s) times `gain`, less the pacing
-    /// margin, in bytes per second; the kernel's order of operations (in 128 bits, where
-    /// the kernel's 64 would overflow only past 2.9 Tbit/s).
+    /// Linux `bbr_rate_bytes_per_sec()` at the pacing margin.
     fn rate_bytes_per_sec(&self, rate: u64, gain: u32) -> u64 {
-        let mut r = rate as u128 * self.mss as u128;
-        r *= gain as u128;
-        r >>= BBR_SCALE;
-        r *= (1_000_000 / 100 * (100 - self.config.pacing_margin_percent.min(100))) as u128;
-        (r >> BW_SCALE).min(u64::MAX as u128) as u64
+        arith::rate_bytes_per_sec(rate, self.mss, gain, self.config.pacing_margin_percent)
     }
 
     /// Linux `bbr_init_pacing_rate_from_rtt()`: `high_gain x cwnd / srtt` (a nominal 1 ms
@@ -295,9 +291,7 @@ impl Bbr {
         if self.min_rtt_us == u32::MAX {
             return TCP_INIT_CWND;
         }
-        let w = bw as u128 * self.min_rtt_us as u128;
-        let bdp = ((w * gain as u128) >> BBR_SCALE).div_ceil(BW_UNIT as u128);
-        bdp.min(u32::MAX as u128) as u32
+        arith::bdp(bw, self.min_rtt_us, gain)
     }
 
     /// Linux `bbr_quantization_budget()`: room for three TSO bursts, rounded up to even,
@@ -321,7 +315,7 @@ impl Bbr {
     fn packets_in_net_at_edt(&self, now: SimTime, inflight_now: u32) -> u32 {
         let edt = self.conn.next_send.max(now);
         let interval_us = edt.saturating_since(now).as_nanos() / 1000;
-        let interval_delivered = ((self.bw() as u128 * interval_us as u128) >> BW_SCALE) as u64;
+        let interval_delivered = arith::delivered_in(self.bw(), interval_us);
         let mut at_edt = inflight_now as u64;
         if self.pacing_gain > BBR_UNIT {
             at_edt += self.tso_segs_goal() as u64; // the segment leaving at the EDT
@@ -478,13 +472,13 @@ impl CongestionControl for Bbr {
         Window::segments(self.ssthresh)
     }
 
-    /// The pacing rate in bits per second of wire bytes: Linux paces payload bytes at
-    /// `sk_pacing_rate`, so full segments leave `mss / sk_pacing_rate` apart; the same
-    /// spacing at wire size.
+    /// The pacing rate in bits per second of wire bytes ([`arith::wire_pacing_rate`]).
     fn pacing_rate(&self) -> Option<BitsPerSec> {
-        let wire = self.mss as u128 + self.header_bytes as u128;
-        let bps = self.pacing_rate as u128 * 8 * wire / self.mss as u128;
-        Some(BitsPerSec(bps.clamp(1, u64::MAX as u128) as u64))
+        Some(arith::wire_pacing_rate(
+            self.pacing_rate,
+            self.mss,
+            self.header_bytes,
+        ))
     }
 
     fn set_cwnd(&mut self, cwnd: Window) {

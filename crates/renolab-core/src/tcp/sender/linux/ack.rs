@@ -105,9 +105,15 @@ impl LinuxSender {
         // or one for an RFC 3168 ECN-Echo, which is then the congestion signal (FLAG_ECE).
         let ce_delta = self.conn.ecn.on_ack(ecn, delivered);
         let ece = ce_delta > 0;
-        if self.conn.ecn.accecn {
-            self.delivered_ce += ce_delta as u64;
-        }
+        // tp->delivered_ce: AccECN's count, or under RFC 3168 every segment an ECN-Echo ACK
+        // delivers (tcp_count_delivered()).
+        self.rate.delivered_ce += if self.conn.ecn.accecn {
+            ce_delta
+        } else if ece {
+            delivered
+        } else {
+            0
+        } as u64;
         let mut sample = AckSample {
             now,
             ack,
@@ -148,9 +154,14 @@ impl LinuxSender {
         // Linux `tp->lost - lost`: counted, not the change in `lost_out`, which the segments
         // this ACK delivers bring down.
         let newly_lost = (self.segs.lost - prior_lost) as u32;
-        sample.rate = self
-            .rate
-            .on_ack(now, delivered, newly_lost, self.min_rtt(), ca_rtt);
+        sample.rate = self.rate.on_ack(
+            now,
+            delivered,
+            newly_lost,
+            self.segs.lost,
+            self.min_rtt(),
+            ca_rtt,
+        );
         sample.in_flight = self.segs.in_flight();
         // tcp_cong_control().
         if self.cc.controls_window() {
@@ -165,7 +176,9 @@ impl LinuxSender {
                     prior_in_flight,
                     ca_state: self.ca,
                     next_send: self.conn.pacer.next_send(),
-                    delivered_ce: self.delivered_ce,
+                    delivered_ce: self.rate.delivered_ce,
+                    tx: self.rate.last_tx,
+                    is_cwnd_limited: self.is_cwnd_limited,
                 };
                 if self.cc.cong_control(&sample).app_limited {
                     self.rate.on_app_limited(self.segs.in_flight());

@@ -20,6 +20,13 @@ impl LinuxSender {
             self.ca = CaState::Cwr;
             self.end_reduction();
             self.try_keep_open();
+            if self.cc.controls_window() {
+                let event = CcEvent::LossProbeRecovery {
+                    delivered: self.rate.delivered,
+                    app_limited: self.rate.app_limited_until != 0,
+                };
+                self.cc.on_event(now, event);
+            }
         } else if !advanced && !new_sacks {
             // A pure duplicate: the original and the probe both arrived, no loss.
             self.tlp.high_seq = None;
@@ -67,8 +74,27 @@ impl LinuxSender {
             }
         }
         for seq in lost {
-            self.segs.mark_lost(seq);
+            self.mark_lost(now, seq);
         }
         (wait > 0).then_some(wait as u64)
+    }
+
+    /// Deems segment `seq` lost (Linux `tcp_mark_skb_lost()`), and tells a controller that
+    /// sets the window itself (BBRv3's `skb_marked_lost` hook).
+    pub(super) fn mark_lost(&mut self, now: SimTime, seq: u32) {
+        if !self.segs.mark_lost(seq) || !self.cc.controls_window() {
+            return;
+        }
+        let Some(r) = self.segs.get(seq) else {
+            return;
+        };
+        let event = CcEvent::SegmentLost {
+            tx_in_flight: r.tx.in_flight,
+            // The kernel's u32 counters: the difference wraps.
+            lost_since_send: (self.segs.lost as u32).wrapping_sub(r.tx.lost),
+            app_limited: r.tx.app_limited,
+            delivered: self.rate.delivered,
+        };
+        self.cc.on_event(now, event);
     }
 }

@@ -110,8 +110,6 @@ pub struct LinuxSender {
     last_send: Option<SimTime>,
     /// Tail-loss probes sent.
     pub probes: u64,
-    /// Segments reported CE-marked so far (Linux `tp->delivered_ce`).
-    pub delivered_ce: u64,
 }
 
 impl LinuxSender {
@@ -146,7 +144,6 @@ impl LinuxSender {
             cwnd_usage_seq: 0,
             last_send: None,
             probes: 0,
-            delivered_ce: 0,
         }
     }
 

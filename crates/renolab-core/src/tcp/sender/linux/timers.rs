@@ -91,7 +91,7 @@ impl LinuxSender {
         self.conn.stats.timeouts += 1;
         // tcp_timeout_mark_lost(): the head, and every segment RACK's RTT says is overdue.
         let head = self.conn.snd_una;
-        self.segs.mark_lost(head);
+        self.mark_lost(now, head);
         let overdue: Vec<u32> = self
             .segs
             .by_send_time()
@@ -99,7 +99,7 @@ impl LinuxSender {
             .map(|(seq, _)| seq)
             .collect();
         for seq in overdue {
-            self.segs.mark_lost(seq);
+            self.mark_lost(now, seq);
         }
         // Reduce ssthresh if that was not done in this window already.
         let new_threshold = self.ca <= CaState::Disorder

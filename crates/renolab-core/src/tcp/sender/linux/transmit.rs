@@ -67,7 +67,11 @@ impl LinuxSender {
                 self.cc.on_event(now, CcEvent::TxStart { idle });
             }
         }
-        let snapshot = self.rate.on_sent(now, self.segs.packets_out());
+        // In flight with this segment: a new one or a retransmission adds one.
+        let in_flight = self.segs.in_flight() + 1;
+        let snapshot = self
+            .rate
+            .on_sent(now, self.segs.packets_out(), in_flight, self.segs.lost);
         let head_retransmitted = retransmit && seq == self.conn.snd_una;
         self.segs.on_sent(seq, now, snapshot);
         if self.in_reduction() {
