@@ -134,11 +134,23 @@ def _root_and_namespaces() -> str | None:
     return emulate.unsupported_reason()
 
 
+#: Measurement scripts whose whole run takes minutes on two cores: benchmarks, not tests (their
+#: figures and tables are in docs/, with the command and machine).
+MEASUREMENTS = {
+    "benchmarks/l4s_validation.py": "the L4S targets: 8 runs of 40 s at 100 Mb/s (about 4 min)",
+    "docs/variants/l4s_figures.py": "runs benchmarks/l4s_validation.py's grid, or draws the rows it wrote",
+    "docs/variants/bbr3_figures.py": "BBRv1/BBRv3/CUBIC over 5 seeds and 5 buffers, 60 s each (about 10 min)",
+}
+
+
 def skip_reason(command: Command) -> str | None:
     """Why *command* cannot run in this environment, or None."""
     text = command.text.removeprefix("sudo ")
     if text.startswith(SUITE):
         return "installs renolab or runs its test suite: this suite is that run"
+    words = text.split()
+    if words[:1] == ["python"] and len(words) > 1 and words[1] in MEASUREMENTS:
+        return f"a measurement of minutes, not a test: {MEASUREMENTS[words[1]]}"
     if text.startswith("python -c") and "assert_frame_equal" in text:
         return "compares the outputs of two cluster runs (docs/cluster.md)"
     argv = shlex.split(text)
