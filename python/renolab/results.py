@@ -11,7 +11,7 @@ import functools
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -46,9 +46,10 @@ __all__ = [
 FLOW_EXTRA_COLUMNS = ("goodput_bps", "sent_bps", "drop_rate", "bottleneck", "bottleneck_bps", "mu")
 #: Columns Python adds to the core's per-link table.
 LINK_EXTRA_COLUMNS = ("rate_bps", "delay_s")
-#: ECN counters (docs/outputs.md), kept last so that the columns before them never move.
+#: Core columns newer than Python's extras (ECN counters, outage drops; docs/outputs.md),
+#: kept last in this order so that the columns before them never move.
 FLOW_ECN_COLUMNS = ("ecn_marks", "cwnd_reductions")
-LINK_ECN_COLUMNS = ("marks",)
+LINK_ECN_COLUMNS = ("marks", "outage_drops")
 
 
 class TraceNotRecordedError(KeyError, ValueError):
@@ -110,7 +111,7 @@ class Result:
         self._validated: dict[str, Any] | None = dict(normalised) if normalised is not None else None
         links = dict(raw.get("links") or {})
         if "link" in links:
-            extras = _link_extras(links, self._scenario_normalised())
+            extras = _link_extras(links, self._scenario_normalised(), self.summary.get("sim_time_s"))
             links.update({k: v for k, v in extras.items() if k not in links})
         flows = dict(raw["flows"])
         flows.update(
@@ -187,7 +188,9 @@ class Result:
         self._trace_cache = {}
         self._validated = None
         if "rate_bps" not in self.links.columns and "link" in self.links.columns:
-            for column, values in _link_extras(tables.columns_of(self.links), self._scenario_normalised()).items():
+            for column, values in _link_extras(
+                tables.columns_of(self.links), self._scenario_normalised(), self.summary.get("sim_time_s")
+            ).items():
                 self.links[column] = values
         if "mu" not in self.flows.columns and len(self.flows):
             extras = _flow_extras(
@@ -653,8 +656,12 @@ class _PlotAccessor:
 # ----- helpers --------------------------------------------------------------------------------------
 
 
-def _link_extras(links: Mapping[str, Sequence[Any]], scenario: Mapping[str, Any] | None) -> dict[str, list[float]]:
-    """``rate_bps`` and ``delay_s`` of every link direction, from the normalised scenario."""
+def _link_extras(
+    links: Mapping[str, Sequence[Any]], scenario: Mapping[str, Any] | None, end_s: Any = None
+) -> dict[str, list[float]]:
+    """``rate_bps`` and ``delay_s`` of every link direction, from the normalised scenario; a
+    rate or delay that varies gives its mean over the run (``end_s`` seconds; a trace's over
+    its period)."""
     by_name = {str(link.get("name")): link for link in (scenario or {}).get("link", [])}
     rates, delays = [], []
     for name in (str(x) for x in links.get("link", [])):
@@ -662,9 +669,34 @@ def _link_extras(links: Mapping[str, Sequence[Any]], scenario: Mapping[str, Any]
         spec = by_name.get(name) if name in by_name else by_name.get(base)
         if spec is not None and rev == "rev":
             spec = {**spec, **(spec.get("reverse") or {})}
-        rates.append(parse_rate_bps(spec.get("rate")) if spec else math.nan)
-        delays.append(parse_duration_s(spec.get("delay", "0s")) if spec else math.nan)
+        rates.append(_mean_value(spec.get("rate"), parse_rate_bps, end_s) if spec else math.nan)
+        delays.append(_mean_value(spec.get("delay", "0s"), parse_duration_s, end_s) if spec else math.nan)
     return {"rate_bps": rates, "delay_s": delays}
+
+
+def _mean_value(value: Any, parse: Callable[[Any], float], end_s: Any) -> float:
+    """*value* parsed, or for ``{"schedule": [[time, value], ...]}`` its time-weighted mean
+    over ``[0, end_s)`` (its first value when the end is unknown), or for ``{"trace": FILE}``
+    the trace's mean rate."""
+    if not isinstance(value, Mapping):
+        return parse(value)
+    if "trace" in value:
+        try:
+            return _core.trace_rate(str(value["trace"]))
+        except ValueError:
+            return math.nan
+    steps = [(parse_duration_s(t), parse(v)) for t, v in value.get("schedule") or []]
+    if not steps:
+        return math.nan
+    end = float(end_s) if isinstance(end_s, (int, float)) and end_s > 0 else 0.0
+    if end <= 0.0:
+        return steps[0][1]
+    total = 0.0
+    for i, (start, v) in enumerate(steps):
+        stop = min(steps[i + 1][0], end) if i + 1 < len(steps) else end
+        if stop > start:
+            total += v * (stop - start)
+    return total / end
 
 
 def _segment_sizes(flows: Mapping[str, Sequence[Any]], scenario: Mapping[str, Any] | None) -> dict[str, float]:

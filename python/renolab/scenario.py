@@ -150,11 +150,14 @@ class Scenario:
         source = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
         text = read_text(source)
         scenario = cls.from_toml_str(text, source=str(source))
+        folder = os.path.dirname(os.path.abspath(source))
         if "python:" in text:
             from renolab.cc.load import absolute_paths
 
             # A controller's file is relative to the scenario file, not to where it runs.
-            absolute_paths(scenario._data, os.path.dirname(os.path.abspath(source)))
+            absolute_paths(scenario._data, folder)
+        if "trace" in text:
+            absolute_trace_paths(scenario._data, folder)
         return scenario
 
     # -- conversion -------------------------------------------------------
@@ -392,6 +395,28 @@ def _tables(value: Any, where: str) -> list[Any]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
         raise ScenarioError(f"{where}: expected a list of tables, got {type(value).__name__}")
     return list(value)
+
+
+def absolute_trace_paths(data: dict[str, Any], base_dir: str | os.PathLike[str]) -> None:
+    """Makes each link's ``rate = { trace = "FILE" }`` (in ``[[link]]`` tables, their
+    ``reverse`` tables and ``[[topology]]`` link settings) absolute, relative to *base_dir*
+    (the scenario file's directory), in place."""
+
+    def fix(table: Any) -> None:
+        if not isinstance(table, dict):
+            return
+        rate = table.get("rate")
+        if isinstance(rate, dict) and isinstance(rate.get("trace"), str) and not os.path.isabs(rate["trace"]):
+            rate["trace"] = os.path.normpath(os.path.join(os.fspath(base_dir), rate["trace"]))
+        fix(table.get("reverse"))
+
+    for section in ("link", "topology"):
+        tables = data.get(section)
+        for table in tables if isinstance(tables, list) else [tables]:
+            fix(table)
+            if section == "topology" and isinstance(table, dict):
+                for settings in table.values():
+                    fix(settings)
 
 
 def idle_reason(result: Result) -> str | None:

@@ -66,7 +66,7 @@ def test_every_trace_has_its_documented_columns_and_categories(result):
     assert list(result.trace("hops")["kind"].cat.categories) == ["data", "ack", "syn", "synack", "datagram"]
     assert list(result.trace("drops")["kind"].cat.categories) == ["data", "ack", "syn", "synack", "datagram"]
     assert list(result.trace("drops")["cause"].cat.categories) == [
-        "overflow", "early", "aqm", "bit_error", "random", "burst", "scripted", "retry_limit"
+        "overflow", "early", "aqm", "bit_error", "random", "burst", "scripted", "retry_limit", "outage"
     ]
     assert (SEQ_EVENTS, HOP_EVENTS, PACKET_KINDS, DROP_CAUSES) == (
         tuple(result.trace("seq")["event"].cat.categories),

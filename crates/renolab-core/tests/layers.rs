@@ -17,12 +17,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("units", &["time"]),
     ("rng", &["time"]),
     ("engine", &["time"]),
+    ("schedule", &["time"]),
     ("packet", &["time", "units"]),
     ("queue", &["packet", "rng", "time", "units"]),
-    ("loss", &["packet", "rng", "time", "units"]),
+    ("loss", &["packet", "rng", "schedule", "time", "units"]),
     (
         "net",
-        &["packet", "queue", "loss", "engine", "rng", "time", "units"],
+        &[
+            "packet", "queue", "loss", "engine", "rng", "schedule", "time", "units",
+        ],
     ),
     ("app", &["packet", "rng", "time", "units"]),
     ("tcp", &["packet", "rng", "time", "units"]),
@@ -33,15 +36,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "scenario",
         &[
-            "app", "tcp", "trace", "net", "packet", "queue", "loss", "engine", "rng", "time",
-            "units",
+            "app", "tcp", "trace", "net", "packet", "queue", "loss", "engine", "rng", "schedule",
+            "time", "units",
         ],
     ),
     (
         "sim",
         &[
             "scenario", "trace", "app", "tcp", "net", "packet", "queue", "loss", "engine", "rng",
-            "time", "units",
+            "schedule", "time", "units",
         ],
     ),
 ];

@@ -85,6 +85,7 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&links, "utilisation", l, |r| r.utilisation)?;
     column(&links, "max_queue", l, |r| r.max_queue)?;
     column(&links, "marks", l, |r| r.stats.marks)?;
+    column(&links, "outage_drops", l, |r| r.stats.outage_drops)?;
 
     let stations = PyDict::new(py);
     let st = &out.stations[..];

@@ -116,6 +116,13 @@ impl Event {
     }
 }
 
+/// The insertion number of an event that fires before every other event of its instant
+/// (ties among such events go by their event code, so by link direction for
+/// [`Event::TxEnd`]): a trace-driven link's delivery opportunity, which a packet arriving at
+/// that same instant may not use (see [`crate::net::opportunities`]). Ordinary insertion
+/// numbers start at 1.
+pub const FIRST_AT_INSTANT: u64 = 0;
+
 /// A min-heap of events keyed by `(time, insertion order)`.
 ///
 /// Each entry is one `u128`: `time << 64 | seq << 24 | event`. One integer comparison orders
@@ -123,12 +130,23 @@ impl Event {
 /// unique), and 16-byte entries make the heap's sifting move half the memory that a
 /// separate key and event would: popping is the engine's largest single cost. (A 4-ary
 /// heap, tried, ran 50 % slower: std's pop sifts to the bottom with one comparison a level.)
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Scheduler {
     heap: BinaryHeap<Reverse<u128>>,
     next_seq: u64,
     now: SimTime,
     fired: u64,
+}
+
+impl Default for Scheduler {
+    fn default() -> Self {
+        Scheduler {
+            heap: BinaryHeap::new(),
+            next_seq: FIRST_AT_INSTANT + 1,
+            now: SimTime::ZERO,
+            fired: 0,
+        }
+    }
 }
 
 impl Scheduler {
@@ -202,7 +220,8 @@ impl Scheduler {
         Some((at, event))
     }
 
-    /// Gives the pending entries the insertion numbers 0, 1, ... in their order, so that
+    /// Gives the pending entries the insertion numbers 1, 2, ... in their order (an entry
+    /// numbered [`FIRST_AT_INSTANT`] keeps its number), so that
     /// numbering can go on: after 2^40 insertions (hours of simulation at tens of millions
     /// of events a second) the numbers would otherwise overflow their bits. Numbers reserved
     /// but not yet scheduled (packets in links' pipes) keep their old, larger values: at that
@@ -215,11 +234,16 @@ impl Scheduler {
             .collect();
         keys.sort_unstable();
         let event_mask = (1u128 << EVENT_BITS) - 1;
-        for (seq, key) in keys.iter_mut().enumerate() {
+        let mut seq = FIRST_AT_INSTANT + 1;
+        for key in keys.iter_mut() {
+            if (*key as u64) >> EVENT_BITS == FIRST_AT_INSTANT {
+                continue;
+            }
             let time = *key >> 64;
             *key = (time << 64) | ((seq as u128) << EVENT_BITS) | (*key & event_mask);
+            seq += 1;
         }
-        self.next_seq = keys.len() as u64;
+        self.next_seq = seq;
         self.heap = keys.into_iter().map(Reverse).collect();
     }
 }
@@ -338,6 +362,41 @@ mod tests {
     }
 
     #[test]
+    fn an_event_first_at_its_instant_fires_before_those_scheduled_earlier() {
+        let mut s = Scheduler::new();
+        s.schedule(SimTime(7), Event::FlowStart { flow: 0 });
+        s.schedule(SimTime(7), Event::Arrive { dir: 0 });
+        s.schedule(SimTime(3), Event::Stop);
+        s.schedule_reserved(SimTime(7), FIRST_AT_INSTANT, Event::TxEnd { dir: 4 });
+        s.schedule_reserved(SimTime(7), FIRST_AT_INSTANT, Event::TxEnd { dir: 2 });
+        let order: Vec<Event> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
+        assert_eq!(
+            order,
+            vec![
+                Event::Stop,
+                Event::TxEnd { dir: 2 },
+                Event::TxEnd { dir: 4 },
+                Event::FlowStart { flow: 0 },
+                Event::Arrive { dir: 0 }
+            ]
+        );
+        // Renumbering keeps it first.
+        s.schedule(SimTime(9), Event::FlowStart { flow: 1 });
+        s.schedule_reserved(SimTime(9), FIRST_AT_INSTANT, Event::TxEnd { dir: 1 });
+        s.next_seq = SEQ_LIMIT;
+        s.schedule(SimTime(9), Event::FlowStart { flow: 2 });
+        let order: Vec<Event> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
+        assert_eq!(
+            order,
+            vec![
+                Event::TxEnd { dir: 1 },
+                Event::FlowStart { flow: 1 },
+                Event::FlowStart { flow: 2 }
+            ]
+        );
+    }
+
+    #[test]
     fn renumbering_keeps_the_order_of_pending_events() {
         let mut s = Scheduler::new();
         s.schedule(SimTime(9), Event::FlowStart { flow: 1 });
@@ -349,8 +408,8 @@ mod tests {
         s.next_seq = SEQ_LIMIT;
         s.schedule(SimTime(9), Event::FlowStart { flow: 5 });
         assert_eq!(
-            s.next_seq, 4,
-            "three pending entries renumbered, then one more"
+            s.next_seq, 5,
+            "three pending entries renumbered from 1, then one more"
         );
         let order: Vec<Event> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
         let flows: Vec<u32> = order

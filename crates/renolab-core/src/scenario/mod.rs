@@ -15,6 +15,7 @@ mod names;
 pub mod profile;
 pub mod reader;
 pub mod topology;
+mod varying;
 
 pub use crate::tcp::cc::Variant;
 pub use error::{shorten, Result, ScenarioError};
@@ -32,12 +33,15 @@ pub use medium::{
 };
 use names::Names;
 pub use profile::{Profile, PROFILES};
+pub use varying::{read_trace_file, MAX_SCHEDULE_STEPS, MAX_TRACE_BYTES};
 
 use serde_json::{json, Value};
 
 use crate::app::CbrConfig;
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
+use crate::net::{DeliveryTrace, Outages};
 use crate::queue::{CoDelConfig, FqCoDelConfig, QueueLimit, RedConfig};
+use crate::schedule::Schedule;
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 use crate::units::BitsPerSec;
@@ -110,6 +114,9 @@ pub enum LossKind {
         /// Packets let through before the period starts.
         offset: u64,
     },
+    /// One model after another, each from its instant (`{ schedule = [[time, model], ...] }`;
+    /// the models are not schedules themselves).
+    Schedule(Schedule<LossSpec>),
 }
 
 /// A loss model on a link direction and the packets it applies to.
@@ -130,13 +137,32 @@ pub struct LatencySpec {
     pub reorder: bool,
 }
 
+/// How fast a link direction sends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RateSpec {
+    /// A rate, constant (one step at time 0) or changing at given instants.
+    Schedule(Schedule<BitsPerSec>),
+    /// A mahimahi trace's delivery opportunities (`{ trace = "FILE" }`).
+    Trace(TraceSpec),
+}
+
+/// A mahimahi trace a link direction follows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceSpec {
+    /// The file as the scenario names it (Python makes it absolute, from the scenario
+    /// file's folder).
+    pub path: String,
+    /// Its delivery opportunities, shared by the directions that name the same file.
+    pub trace: std::sync::Arc<DeliveryTrace>,
+}
+
 /// One direction of a link.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DirSpec {
-    /// Transmission rate.
-    pub rate: BitsPerSec,
-    /// Propagation delay.
-    pub delay: SimDuration,
+    /// Transmission rate: fixed, scheduled or a trace's.
+    pub rate: RateSpec,
+    /// Propagation delay, constant (one step) or scheduled.
+    pub delay: Schedule<SimDuration>,
     /// Output queue.
     pub queue: QueueSpec,
     /// Loss models, applied in order.
@@ -158,6 +184,8 @@ pub struct LinkSpec {
     pub forward: DirSpec,
     /// `to` -> `from`.
     pub reverse: DirSpec,
+    /// When the link is down, both directions.
+    pub outages: Outages,
 }
 
 /// When a flow's application starts.
@@ -469,6 +497,9 @@ impl Scenario {
                 });
                 merge(&mut v, link::dir_json(&l.forward, &self.flows));
                 v["reverse"] = link::dir_json(&l.reverse, &self.flows);
+                if !l.outages.is_empty() {
+                    v["outages"] = varying::outages_json(&l.outages);
+                }
                 v
             })
             .collect();

@@ -14,7 +14,7 @@ use crate::queue::QueueLimit;
 use crate::scenario::{
     fmt_duration, fmt_rate, DirSpec, LinkSpec, MediumSpec, QueueSpec, Scenario, StationSpec,
 };
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
 
 /// Bytes of memory per packet alive: its slab slot and its queue or wire entry, doubled for
@@ -87,6 +87,8 @@ impl Estimate {
 /// The places packets wait: link directions (their queue and wire), then stations of
 /// media (their interface queue), numbered as the traces' `link` column numbers them.
 pub(super) struct Places<'a> {
+    /// The end of the run (varying rates are averaged up to it).
+    end: SimTime,
     links: &'a [LinkSpec],
     media: &'a [MediumSpec],
     /// Number of link directions.
@@ -97,9 +99,12 @@ pub(super) struct Places<'a> {
 
 /// What a place does to the packets that wait there.
 pub(super) struct Place<'a> {
-    /// Rate it sends at (a medium's data rate, an upper bound of what its MAC carries).
+    /// Rate it sends at (a medium's data rate, an upper bound of what its MAC carries; a
+    /// varying direction's mean over the run, a trace's mean).
     pub rate: BitsPerSec,
-    /// Propagation delay (none on a medium).
+    /// Highest rate it sends at, for the packets its wire may hold.
+    pub peak_rate: BitsPerSec,
+    /// Propagation delay (none on a medium; a scheduled delay's longest).
     pub delay: SimDuration,
     /// Its queue.
     pub queue: QueueSpec,
@@ -119,6 +124,7 @@ impl<'a> Places<'a> {
             next += m.stations.len() as u32;
         }
         Places {
+            end: SimTime::ZERO + scenario.duration.unwrap_or(scenario.time_limit),
             links: &scenario.links,
             media: &scenario.media,
             dirs,
@@ -170,9 +176,11 @@ impl<'a> Places<'a> {
             } else {
                 &link.reverse
             };
+            let mean = BitsPerSec((d.rate.mean_bps(self.end).round() as u64).max(1));
             return Place {
-                rate: d.rate,
-                delay: d.delay,
+                rate: mean,
+                peak_rate: BitsPerSec(d.rate.peak_bps().round() as u64).max(mean),
+                delay: d.delay.values().copied().max().unwrap_or(SimDuration::ZERO),
                 queue: d.queue,
                 events: 1.0,
                 dir: Some(d),
@@ -181,6 +189,7 @@ impl<'a> Places<'a> {
         let (medium, _, station) = self.station(p);
         Place {
             rate: medium.data_rate,
+            peak_rate: medium.data_rate,
             delay: SimDuration::ZERO,
             queue: QueueSpec::DropTail {
                 limit: station.queue,
@@ -450,13 +459,16 @@ impl Scenario {
             if let QueueSpec::FqCoDel(c) = spec.queue {
                 dir_bytes += c.flows as f64 * FQ_FLOW_BYTES;
             }
+            if let Some(d) = spec.dir {
+                dir_bytes += d.rate.bytes() as f64;
+            }
             if traffic[p as usize] == 0.0 {
                 continue;
             }
             let size = min_size[p as usize];
             let queued = queue_packets(&spec.queue, size);
             let wire_s = (spec.delay.as_secs_f64() + max_latency_s(&spec)).min(end_s);
-            let on_wire = (spec.rate.0 as f64 * wire_s / (8.0 * size)).ceil() + 1.0;
+            let on_wire = (spec.peak_rate.0 as f64 * wire_s / (8.0 * size)).ceil() + 1.0;
             let here = (queued + on_wire).min(traffic[p as usize]);
             peak += here;
             // Blame the larger of the two places packets wait.
@@ -472,7 +484,7 @@ impl Scenario {
                     format!(
                         "{at} may hold {:.0} packets on the wire, {} x {}",
                         here.min(on_wire),
-                        fmt_rate(spec.rate),
+                        fmt_rate(spec.peak_rate),
                         fmt_duration(spec.delay)
                     ),
                 )
