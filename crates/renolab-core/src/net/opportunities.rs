@@ -80,13 +80,21 @@ impl DeliveryTrace {
                         "is empty; each line is one timestamp in milliseconds".into(),
                     ));
                 }
-                let shown = String::from_utf8_lossy(&field[..field.len().min(20)]).into_owned();
                 if !field.iter().all(u8::is_ascii_digit) {
+                    // Show the line only if it looks like a number: a trace path may name
+                    // any file, and an error must not print what is in it.
+                    let numeric =
+                        field.len() <= 20 && field.iter().all(|b| b"0123456789.+-eE".contains(b));
+                    let what = match numeric {
+                        true => format!("{:?}", String::from_utf8_lossy(field)),
+                        false => "the line".to_string(),
+                    };
                     return Err(at(
                         line,
-                        format!("{shown:?} is not a whole number of milliseconds"),
+                        format!("{what} is not a whole number of milliseconds"),
                     ));
                 }
+                let shown = String::from_utf8_lossy(&field[..field.len().min(20)]).into_owned();
                 let value = std::str::from_utf8(field)
                     .ok()
                     .and_then(|f| f.parse::<u32>().ok())
@@ -439,9 +447,14 @@ mod tests {
         assert_eq!(err("").line, None);
         assert_eq!(err("0\n0\n").line, Some(2));
         assert_eq!(err("1\n2\nx3\n").line, Some(3));
-        assert!(err("1\n2\nx3\n")
-            .message
-            .contains("\"x3\" is not a whole number"));
+        assert_eq!(
+            err("1\n2\nx3\n").message,
+            "the line is not a whole number of milliseconds"
+        );
+        assert_eq!(
+            err("2.5\n").message,
+            "\"2.5\" is not a whole number of milliseconds"
+        );
         assert_eq!(err("5\n3\n").line, Some(2));
         assert_eq!(err("5\n\n6\n").line, Some(2));
         assert_eq!(err("-1\n").line, Some(1));

@@ -771,7 +771,11 @@ fn a_bad_trace_gets_one_line_naming_the_file_and_the_line() {
     );
     assert_eq!(
         trace("letters", "1\n2\n3x\n"),
-        "link[1].rate.trace: \"FILE\" line 3: \"3x\" is not a whole number of milliseconds"
+        "link[1].rate.trace: \"FILE\" line 3: the line is not a whole number of milliseconds"
+    );
+    assert_eq!(
+        trace("fraction", "1\n2.5\n"),
+        "link[1].rate.trace: \"FILE\" line 2: \"2.5\" is not a whole number of milliseconds"
     );
     assert_eq!(
         trace("decreasing", "1\n5\n4\n"),
