@@ -185,5 +185,63 @@ mod tests {
             (a.rate, a.delay, a.from, a.to),
             (BitsPerSec(10_000_000), SimDuration::from_millis(5), 0, 1)
         );
+        assert!(!a.varies(), "a fixed direction has no dynamics");
+    }
+
+    #[test]
+    fn a_direction_varies_only_when_something_in_it_does() {
+        let mut spec = lossy(0.0);
+        let none = Outages::default();
+        assert!(!link_dir(1, "l".into(), (0, 1), &spec, &none).varies());
+        let down = Outages::new(vec![(SimTime(1), SimTime(2))]);
+        let dir = link_dir(1, "l".into(), (0, 1), &spec, &down);
+        assert!(dir.varies() && dir.judges_arrivals());
+        spec.delay = Schedule::new(vec![
+            (SimTime::ZERO, SimDuration(1)),
+            (SimTime(5), SimDuration(2)),
+        ]);
+        assert!(link_dir(1, "l".into(), (0, 1), &spec, &none).varies());
+    }
+
+    #[test]
+    fn each_step_of_a_scheduled_loss_draws_from_its_own_stream() {
+        let stream = |what: &str| RngStream::derive(3, &format!("link/l/{what}"));
+        let step = |p: f64| LossSpec {
+            kind: LossKind::Uniform { p },
+            applies_to: AppliesTo::All,
+        };
+        let scheduled = LossSpec {
+            kind: LossKind::Schedule(Schedule::new(vec![
+                (SimTime::ZERO, step(0.5)),
+                (SimTime(10), step(0.5)),
+            ])),
+            applies_to: AppliesTo::All,
+        };
+        let mut built = loss(&scheduled, &stream, "loss/0");
+        let mut first = loss(&step(0.5), &stream, "loss/0/0");
+        let mut second = loss(&step(0.5), &stream, "loss/0/1");
+        let packet = Packet {
+            flow: 0,
+            kind: PacketKind::Data,
+            seq: 0,
+            size: 1500,
+            dst: 1,
+            retransmit: false,
+            sent_at: SimTime::ZERO,
+            sack: SackBlocks::EMPTY,
+            ecn: Ecn::NONE,
+        };
+        for _ in 0..32 {
+            assert_eq!(
+                built.judge(SimTime(0), &packet),
+                first.judge(SimTime(0), &packet)
+            );
+        }
+        for _ in 0..32 {
+            assert_eq!(
+                built.judge(SimTime(10), &packet),
+                second.judge(SimTime(10), &packet)
+            );
+        }
     }
 }
