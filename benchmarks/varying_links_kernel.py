@@ -29,6 +29,7 @@ from pathlib import Path
 from renolab import Scenario
 from renolab.emulate import emulate, unsupported_reason
 from renolab.kernel_validation import simulator_scenario
+from renolab.metrics import queue_delays
 from renolab.results import Result
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,13 +50,9 @@ def scenario(path: Path, variant: str, seconds: float) -> Scenario:
 
 def queueing_delay_s(result: Result, link: str) -> float:
     """Mean time data packets waited at `link` between entering its queue and starting to
-    leave it. A packet's `uid` is its handle, reused once it is gone: each enqueue is paired
-    with the next event of the same handle at the link (its dequeue, or its drop)."""
-    hops = result.trace("hops")
-    hops = hops[(hops["link"] == link) & (hops["kind"] == "data")].reset_index(drop=True)
-    following = hops.groupby("uid", sort=False)[["event", "time_s"]].shift(-1)
-    paired = (hops["event"] == "enqueue") & (following["event"] == "dequeue")
-    return float((following["time_s"][paired] - hops["time_s"][paired]).mean())
+    leave it (``renolab.metrics.queue_delays``)."""
+    waits = queue_delays(result.trace("hops"), links=[link])
+    return float(waits[waits["kind"] == "data"]["delay_s"].mean())
 
 
 def figures(result: Result, link: str) -> tuple[float, float]:
