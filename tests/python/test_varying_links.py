@@ -115,7 +115,7 @@ def test_a_bad_trace_is_one_line_on_the_command_line(tmp_path, capsys):
     assert main(["check", str(tmp_path / "run.toml")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     # The line's text is not shown: a trace path may name any file.
-    assert err == [f'renolab: error: link[0].rate.trace: "{tmp_path / "bad.up"}" line 3: the line is not a whole '
+    assert err == [f"renolab: error: link[0].rate.trace: {tmp_path / 'bad.up'}: line 3: the line is not a whole "
                    "number of milliseconds"]
     with pytest.raises(ValueError, match="line 3"):
         from renolab import _core

@@ -767,32 +767,32 @@ fn a_bad_trace_gets_one_line_naming_the_file_and_the_line() {
     };
     assert_eq!(
         trace("empty", ""),
-        "link[1].rate.trace: \"FILE\" has no timestamps; a mahimahi trace has one millisecond timestamp per line"
+        "link[1].rate.trace: FILE: has no timestamps; a mahimahi trace has one millisecond timestamp per line"
     );
     assert_eq!(
         trace("letters", "1\n2\n3x\n"),
-        "link[1].rate.trace: \"FILE\" line 3: the line is not a whole number of milliseconds"
+        "link[1].rate.trace: FILE: line 3: the line is not a whole number of milliseconds"
     );
     assert_eq!(
         trace("fraction", "1\n2.5\n"),
-        "link[1].rate.trace: \"FILE\" line 2: \"2.5\" is not a whole number of milliseconds"
+        "link[1].rate.trace: FILE: line 2: \"2.5\" is not a whole number of milliseconds"
     );
     assert_eq!(
         trace("decreasing", "1\n5\n4\n"),
-        "link[1].rate.trace: \"FILE\" line 3: 4 is before the line above (5); timestamps must not decrease"
+        "link[1].rate.trace: FILE: line 3: 4 is before the line above (5); timestamps must not decrease"
     );
     assert_eq!(
         trace("zero", "0\n0\n"),
-        "link[1].rate.trace: \"FILE\" line 2: the last timestamp is 0: a trace must last more than 0 ms (its last timestamp is its period)"
+        "link[1].rate.trace: FILE: line 2: the last timestamp is 0: a trace must last more than 0 ms (its last timestamp is its period)"
     );
     assert_eq!(
         trace("blank", "1\n\n2\n"),
-        "link[1].rate.trace: \"FILE\" line 2: is empty; each line is one timestamp in milliseconds"
+        "link[1].rate.trace: FILE: line 2: is empty; each line is one timestamp in milliseconds"
     );
     let missing = err(&varying("{ trace = \"/no/such/trace.up\" }", ""));
     assert_eq!(
         missing,
-        "link[1].rate.trace: \"/no/such/trace.up\" cannot be read: no such file"
+        "link[1].rate.trace: /no/such/trace.up: cannot be read: no such file"
     );
     let dir = std::env::temp_dir().to_string_lossy().into_owned();
     let folder = err(&varying(&format!("{{ trace = {dir:?} }}"), ""));

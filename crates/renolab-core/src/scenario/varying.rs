@@ -308,9 +308,12 @@ fn read_trace(field: &str, path: &str) -> Result<Arc<DeliveryTrace>> {
 }
 
 /// Reads and checks the mahimahi trace at `path`: a regular file of at most
-/// [`MAX_TRACE_BYTES`]. The error is one line naming the file, and the line at fault.
+/// [`MAX_TRACE_BYTES`]. The error is one line naming the file, and the line at fault
+/// (`FILE: line 3: ...`).
 pub fn read_trace_file(path: &str) -> std::result::Result<Arc<DeliveryTrace>, String> {
-    let fail = |m: String| format!("{path:?} {m}");
+    // `FILE: what`, as a compiler names a file: unquoted, so that the message's cutting of
+    // long quoted values (`ScenarioError`'s `shorten`) keeps a path of up to 120 characters.
+    let fail = |m: String| format!("{path}: {m}");
     let unreadable = |e: std::io::Error| fail(format!("cannot be read: {}", io_reason(&e)));
     let file = std::fs::File::open(path).map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
