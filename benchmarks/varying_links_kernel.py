@@ -79,12 +79,15 @@ def main(argv: list[str] | None = None) -> int:
             for i in range(args.runs):
                 s = scenario(path, variant, args.seconds).with_seed(1 + i)
                 with tempfile.TemporaryDirectory() as k_dir, tempfile.TemporaryDirectory() as s_dir:
-                    k = figures(emulate(s, trace="hops", trace_dir=k_dir), link)
+                    emulated = emulate(s, trace="hops", trace_dir=k_dir)
+                    k = figures(emulated, link)
+                    late = emulated.summary["emulation"]["lateness"]
                     simulated, _ = simulator_scenario(s)
                     r = figures(simulated.run(trace="hops", trace_dir=s_dir), link)
                 kernel.append(k)
                 sim.append(r)
-                print(f"{label}, {variant}, seed {1 + i}: kernel {k[0]:.3f} Mb/s {k[1]:.2f} ms, "
+                print(f"{label}, {variant}, seed {1 + i}: kernel {k[0]:.3f} Mb/s {k[1]:.2f} ms "
+                      f"(deliveries late by p99 {late['p99_us']:.0f} us, max {late['max_us']:.0f} us), "
                       f"renolab {r[0]:.3f} Mb/s {r[1]:.2f} ms", file=sys.stderr)
             for j, (name, target) in enumerate((("goodput (Mb/s)", 5.0), ("mean queueing delay (ms)", 15.0))):
                 km = statistics.fmean(x[j] for x in kernel)
