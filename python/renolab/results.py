@@ -46,9 +46,9 @@ __all__ = [
 FLOW_EXTRA_COLUMNS = ("goodput_bps", "sent_bps", "drop_rate", "bottleneck", "bottleneck_bps", "mu")
 #: Columns Python adds to the core's per-link table.
 LINK_EXTRA_COLUMNS = ("rate_bps", "delay_s")
-#: Core columns newer than Python's extras (ECN counters, outage drops; docs/outputs.md),
-#: kept last in this order so that the columns before them never move.
-FLOW_ECN_COLUMNS = ("ecn_marks", "cwnd_reductions")
+#: Core columns newer than Python's extras (ECN counters, outage drops, completion times;
+#: docs/outputs.md), kept last in this order so that the columns before them never move.
+FLOW_ECN_COLUMNS = ("ecn_marks", "cwnd_reductions", "size_bytes", "fct_s", "ideal_fct_s", "slowdown")
 LINK_ECN_COLUMNS = ("marks", "outage_drops")
 
 

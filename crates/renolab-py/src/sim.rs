@@ -66,6 +66,10 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&flows, "latency_p50_s", f, |r| r.latency_p50_s)?;
     column(&flows, "latency_p99_s", f, |r| r.latency_p99_s)?;
     column(&flows, "jitter_s", f, |r| r.jitter_s)?;
+    column(&flows, "size_bytes", f, |r| r.size_bytes)?;
+    column(&flows, "fct_s", f, |r| r.fct_s())?;
+    column(&flows, "ideal_fct_s", f, |r| r.ideal_fct_s())?;
+    column(&flows, "slowdown", f, |r| r.slowdown())?;
 
     let links = PyDict::new(py);
     let l = &out.links[..];
@@ -119,6 +123,7 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     summary.set_item("core_wall_time_s", s.core_wall_time_s)?;
     summary.set_item("packets_delivered", s.packets_delivered)?;
     summary.set_item("peak_packets", s.peak_packets)?;
+    summary.set_item("peak_flows", s.peak_flows)?;
 
     // The traces that stopped early (a full disk, a limit): where and why.
     let failures = PyDict::new(py);

@@ -43,12 +43,12 @@ pub enum Event {
     },
     /// The timer of a flow's sender (RTO) may be due.
     SenderTimer {
-        /// Index of the flow.
+        /// The flow's slot in the simulation (its index, for a scenario's flow).
         flow: u32,
     },
     /// The timer of a flow's receiver (delayed ACK) may be due.
     ReceiverTimer {
-        /// Index of the flow.
+        /// The flow's slot in the simulation (its index, for a scenario's flow).
         flow: u32,
     },
     /// The simulation ends.
@@ -58,6 +58,11 @@ pub enum Event {
     Medium {
         /// Index of the medium.
         medium: u32,
+    },
+    /// The next flow of a workload arrives.
+    WorkloadArrival {
+        /// Index of the workload.
+        workload: u32,
     },
 }
 
@@ -94,6 +99,9 @@ impl Event {
             Event::ReceiverTimer { flow } => (6, flow),
             Event::Stop => (7, 0),
             Event::Medium { medium } => (8, medium),
+            // Stop's code with an index above 0: once per flow at most, it adds no kind
+            // to the decoding of the frequent ones.
+            Event::WorkloadArrival { workload } => (7, workload + 1),
         };
         debug_assert!(index <= MAX_EVENT_INDEX);
         ((kind as u64) << INDEX_BITS) | index as u64
@@ -110,7 +118,10 @@ impl Event {
             4 => Event::CbrSend { flow: index },
             5 => Event::SenderTimer { flow: index },
             6 => Event::ReceiverTimer { flow: index },
-            7 => Event::Stop,
+            7 if index == 0 => Event::Stop,
+            7 => Event::WorkloadArrival {
+                workload: index - 1,
+            },
             _ => Event::Medium { medium: index },
         }
     }

@@ -16,6 +16,7 @@ pub mod profile;
 pub mod reader;
 pub mod topology;
 mod varying;
+mod workload;
 
 pub use crate::tcp::cc::Variant;
 pub use error::{shorten, Result, ScenarioError};
@@ -34,6 +35,10 @@ pub use medium::{
 use names::Names;
 pub use profile::{Profile, PROFILES};
 pub use varying::{read_trace_file, MAX_SCHEDULE_STEPS, MAX_TRACE_BYTES};
+pub use workload::{
+    read_cdf_file, Offered, Pairs, SizesSource, WorkloadSpec, ARRIVALS, MAX_CDF_BYTES,
+    MAX_WORKLOADS,
+};
 
 use serde_json::{json, Value};
 
@@ -295,6 +300,8 @@ pub struct Scenario {
     pub media: Vec<MediumSpec>,
     /// Flows.
     pub flows: Vec<FlowSpec>,
+    /// Workloads: flows created as the run goes, numbered after [`Scenario::flows`].
+    pub workloads: Vec<WorkloadSpec>,
 }
 
 impl Scenario {
@@ -320,6 +327,7 @@ impl Scenario {
             "link",
             "medium",
             "flow",
+            "workload",
             "topology",
             "description",
         ])?;
@@ -381,6 +389,17 @@ impl Scenario {
                 ));
             }
         }
+        let workload_tables = root.tables("workload")?;
+        if workload_tables.len() > MAX_WORKLOADS {
+            return Err(ScenarioError::new(
+                "workload",
+                format!(
+                    "{} workloads is more than the {MAX_WORKLOADS} allowed",
+                    workload_tables.len()
+                ),
+            ));
+        }
+        workload::check_names(&workload_tables, &flow_names)?;
         let mut links = Vec::new();
         for t in &link_tables {
             let link = link::parse_link(t, &nodes, &flow_names, profile)?;
@@ -408,7 +427,7 @@ impl Scenario {
                 ));
             }
         }
-        let scenario = Scenario {
+        let mut scenario = Scenario {
             seed: sim.seed,
             profile: profile.name,
             duration: sim.duration,
@@ -419,8 +438,25 @@ impl Scenario {
             links,
             media,
             flows,
+            workloads: Vec::new(),
         };
         let routes = scenario.check_routes(&flow_tables)?;
+        scenario.workloads = (workload_tables.iter())
+            .map(|t| workload::parse_workload(t, &scenario, &routes, profile))
+            .collect::<Result<Vec<_>>>()?;
+        if sim.duration.is_none() {
+            if let Some((w, _)) =
+                (scenario.workloads.iter().zip(&workload_tables)).find(|(w, _)| !w.ends())
+            {
+                return Err(ScenarioError::new(
+                    "simulation.duration",
+                    format!(
+                        "is required because workload {:?} never stops creating flows (no `stop` or `max_flows`)",
+                        w.name
+                    ),
+                ));
+            }
+        }
         scenario.check_limits(&routes)?;
         Ok(scenario)
     }
@@ -509,6 +545,11 @@ impl Scenario {
             .map(|f| flow::flow_json(f, &self.nodes))
             .collect();
         let mut doc = json!({ "simulation": sim, "link": links, "flow": flows });
+        if !self.workloads.is_empty() {
+            doc["workload"] = (self.workloads.iter())
+                .map(|w| workload::workload_json(w, self))
+                .collect();
+        }
         if !self.media.is_empty() {
             doc["medium"] = self
                 .media

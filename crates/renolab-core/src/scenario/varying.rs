@@ -311,6 +311,27 @@ fn read_trace(field: &str, path: &str) -> Result<Arc<DeliveryTrace>> {
 /// [`MAX_TRACE_BYTES`]. The error is one line naming the file, and the line at fault
 /// (`FILE: line 3: ...`).
 pub fn read_trace_file(path: &str) -> std::result::Result<Arc<DeliveryTrace>, String> {
+    let text = read_data_file(
+        path,
+        MAX_TRACE_BYTES,
+        "a trace is a text file of millisecond timestamps",
+    )?;
+    DeliveryTrace::parse(&text)
+        .map(Arc::new)
+        .map_err(|e| match e.line {
+            Some(line) => format!("{path}: line {line}: {}", e.message),
+            None => format!("{path}: {}", e.message),
+        })
+}
+
+/// The bytes of the data file at `path` (a trace, a flow-size CDF): a regular file of at
+/// most `max` bytes, else one line naming it, with `what_it_is` for a file that is not
+/// regular. The file is data from a stranger: nothing else is done with it.
+pub(super) fn read_data_file(
+    path: &str,
+    max: u64,
+    what_it_is: &str,
+) -> std::result::Result<Vec<u8>, String> {
     // `FILE: what`, as a compiler names a file: unquoted, so that the message's cutting of
     // long quoted values (`ScenarioError`'s `shorten`) keeps a path of up to 120 characters.
     let fail = |m: String| format!("{path}: {m}");
@@ -318,31 +339,25 @@ pub fn read_trace_file(path: &str) -> std::result::Result<Arc<DeliveryTrace>, St
     let file = std::fs::File::open(path).map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
-        return Err(fail(
-            "is not a regular file; a trace is a text file of millisecond timestamps".into(),
-        ));
+        return Err(fail(format!("is not a regular file; {what_it_is}")));
     }
-    if meta.len() > MAX_TRACE_BYTES {
+    let mib = max >> 20;
+    if meta.len() > max {
         return Err(fail(format!(
-            "is {} bytes; a trace may have at most {MAX_TRACE_BYTES} (16 MiB)",
+            "is {} bytes; it may have at most {max} ({mib} MiB)",
             meta.len()
         )));
     }
     let mut text = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_TRACE_BYTES + 1)
+    file.take(max + 1)
         .read_to_end(&mut text)
         .map_err(unreadable)?;
-    if text.len() as u64 > MAX_TRACE_BYTES {
+    if text.len() as u64 > max {
         return Err(fail(format!(
-            "grew past {MAX_TRACE_BYTES} bytes (16 MiB) while being read"
+            "grew past {max} bytes ({mib} MiB) while being read"
         )));
     }
-    DeliveryTrace::parse(&text)
-        .map(Arc::new)
-        .map_err(|e| match e.line {
-            Some(line) => fail(format!("line {line}: {}", e.message)),
-            None => fail(e.message),
-        })
+    Ok(text)
 }
 
 fn io_reason(e: &std::io::Error) -> String {

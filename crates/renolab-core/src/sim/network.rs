@@ -212,6 +212,24 @@ impl Network {
         &self.counters
     }
 
+    /// Counts the packets of one more flow, numbered after the others; returns its number.
+    pub fn add_flow(&mut self) -> u32 {
+        self.counters.push(FlowCounters::default());
+        (self.counters.len() - 1) as u32
+    }
+
+    /// True when every packet flow `flow` sent has arrived or been dropped.
+    pub fn flow_drained(&self, flow: u32) -> bool {
+        let c = &self.counters[flow as usize];
+        c.data_sent == c.data_arrived + c.data_dropped
+            && c.acks_sent == c.acks_arrived + c.acks_dropped
+    }
+
+    /// The routes between the nodes.
+    pub fn routes(&self) -> &Routes {
+        &self.routes
+    }
+
     /// The packet behind `id` (a handle found in a queue or a pipe).
     pub fn packet(&self, id: PacketId) -> &Packet {
         self.pool.get(id)

@@ -365,7 +365,8 @@ impl Driver {
                 Event::SenderTimer { .. }
                 | Event::ReceiverTimer { .. }
                 | Event::Stop
-                | Event::Medium { .. } => {}
+                | Event::Medium { .. }
+                | Event::WorkloadArrival { .. } => {}
             }
         }
     }

@@ -532,6 +532,7 @@ fn collect(
                 &track.delays,
                 end,
             );
+            row.start = f.start;
             match &f.role {
                 FlowRole::Tcp(_) => {
                     row.first_send = track.first_data;
@@ -571,6 +572,7 @@ fn collect(
         core_wall_time_s: wall_s,
         packets_delivered: flows.iter().map(|f| f.segments_delivered).sum(),
         peak_packets: 0,
+        peak_flows: flows.len() as u64,
     };
     RunOutput {
         flows,

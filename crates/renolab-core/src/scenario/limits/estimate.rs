@@ -23,6 +23,9 @@ const PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<Packet>() + 16) as f64;
 /// Bytes per flow (endpoints, counters, timers), a generous round figure, plus its delay
 /// histogram (`sim::delay`, 2.6 kB).
 const FLOW_BYTES: f64 = 2048.0 + 2624.0;
+/// What a finished flow of a workload keeps: its row of results and its packet counters
+/// (its endpoints are freed: sim/workload.rs).
+const FINISHED_FLOW_BYTES: f64 = 512.0;
 /// Bytes per link direction, besides the packets it holds.
 const DIR_BYTES: f64 = 1024.0;
 /// Bytes per FQ-CoDel sub-queue.
@@ -345,6 +348,22 @@ impl Scenario {
                 est.events_blame = Some((load.blame, why, flow_events));
             }
         }
+        // A workload's flows: their expected number, each its mean size's segments over the
+        // first pair's route and as many ACKs back (the ACK every other segment and the
+        // handshake left out: the estimate errs low, as above).
+        let mut finished_flows = 0.0;
+        for w in &self.workloads {
+            let n = w.expected_flows(SimDuration((end_s * 1e9) as u64));
+            let (src, dst) = w.pairs.first();
+            let path = self.link_path(routes, src, dst).map_or(1, |p| p.len()) as f64;
+            let segments = (w.sizes.mean() / w.tcp.mss as f64).ceil();
+            events += n * segments * 2.0 * path;
+            data_packets += n * segments;
+            acks += n * segments;
+            hops += n * segments * 2.0 * path;
+            wire_bytes += n * segments * path * (w.tcp.mss + w.tcp.sender.header_bytes) as f64;
+            finished_flows += n;
+        }
         est.events = sat(events);
         est.data_packets = sat(data_packets);
         est.acks = sat(acks);
@@ -358,6 +377,7 @@ impl Scenario {
         let peak = peak.min(flows_bound) + 1.0;
         let memory = routes.bytes() as f64
             + self.flows.len() as f64 * FLOW_BYTES
+            + finished_flows * FINISHED_FLOW_BYTES
             + n_dirs as f64 * DIR_BYTES
             + dir_bytes
             + peak * PACKET_BYTES;
