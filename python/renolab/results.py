@@ -520,7 +520,8 @@ class Result:
     @property
     def plot(self) -> _PlotAccessor:
         """Figures of this run: ``cwnd()``, ``seq()``, ``throughput()``, ``queue()``,
-        ``summary()`` (each returns a :class:`matplotlib.figure.Figure`) and ``save(dir)``."""
+        ``summary()``, ``fct()`` (each returns a :class:`matplotlib.figure.Figure`) and
+        ``save(dir)``."""
         return _PlotAccessor(self)
 
     # ----- internals ------------------------------------------------------------------------------
@@ -618,6 +619,13 @@ class _PlotAccessor:
         from renolab import plot
 
         return plot.rtt_cdf(self._result, flows=flows, ax=ax)
+
+    def fct(self) -> Figure:
+        """Slowdown against flow size (median and 99th percentile per size bucket) and the
+        CDF of the flow completion times (finite flows: a workload's, or ``bytes``)."""
+        from renolab import plot
+
+        return plot.fct(self._result)
 
     def queue_delay(self, *, links: Sequence[str] | str | None = None, ax: Axes | None = None) -> Figure:
         """Each packet's queueing delay vs time at *links* (default: the bottlenecks), in ms

@@ -95,6 +95,7 @@ class Scenario:
         description: str | None = None,
         medium: Iterable[Mapping[str, Any]] | None = None,
         topology: Iterable[Mapping[str, Any]] | None = None,
+        workload: Iterable[Mapping[str, Any]] | None = None,
     ) -> None:
         data: dict[str, Any] = {}
         if description is not None:
@@ -109,6 +110,8 @@ class Scenario:
             data["medium"] = _tables(medium, "medium")
         if flow is not None:
             data["flow"] = _tables(flow, "flow")
+        if workload is not None:  # [[workload]]: flows created as the run goes (docs/workloads.md)
+            data["workload"] = _tables(workload, "workload")
         check_depth(data)
         self._data = copy.deepcopy(data)
 
@@ -156,7 +159,7 @@ class Scenario:
 
             # A controller's file is relative to the scenario file, not to where it runs.
             absolute_paths(scenario._data, folder)
-        if "trace" in text:
+        if "trace" in text or "cdf" in text:
             absolute_trace_paths(scenario._data, folder)
         return scenario
 
@@ -399,8 +402,9 @@ def _tables(value: Any, where: str) -> list[Any]:
 
 def absolute_trace_paths(data: dict[str, Any], base_dir: str | os.PathLike[str]) -> None:
     """Makes each link's ``rate = { trace = "FILE" }`` (in ``[[link]]`` tables, their
-    ``reverse`` tables and ``[[topology]]`` link settings) absolute, relative to *base_dir*
-    (the scenario file's directory), in place."""
+    ``reverse`` tables and ``[[topology]]`` link settings) and each workload's ``sizes = {
+    cdf = "FILE" }`` absolute, relative to *base_dir* (the scenario file's directory), in
+    place."""
 
     def fix(table: Any) -> None:
         if not isinstance(table, dict):
@@ -417,6 +421,11 @@ def absolute_trace_paths(data: dict[str, Any], base_dir: str | os.PathLike[str])
             if section == "topology" and isinstance(table, dict):
                 for settings in table.values():
                     fix(settings)
+    workloads = data.get("workload")
+    for table in workloads if isinstance(workloads, list) else [workloads]:
+        sizes = table.get("sizes") if isinstance(table, dict) else None
+        if isinstance(sizes, dict) and isinstance(sizes.get("cdf"), str) and not os.path.isabs(sizes["cdf"]):
+            sizes["cdf"] = os.path.normpath(os.path.join(os.fspath(base_dir), sizes["cdf"]))
 
 
 def idle_reason(result: Result) -> str | None:
