@@ -487,33 +487,34 @@ pub(super) fn flow_row(
     row
 }
 
-/// The results of `sim`, stopped for `stop_reason` after `wall_s` seconds of wall-clock time.
+/// The results of `sim`, stopped for `stop_reason` after `wall_s` seconds of wall-clock time;
+/// `retired` are the rows of the workloads' retired flows (taken from `sim`: a run of many
+/// flows holds them once).
 pub(super) fn collect<T: Tracer>(
     sim: &Simulation<T>,
+    mut retired: Vec<(u32, FlowResult)>,
     stop_reason: StopReason,
     wall_s: f64,
 ) -> RunOutput {
     let end = sim.sched.now().min(sim.stop_at);
     let counters = sim.network.flow_counters();
     let fixed = sim.workloads.fixed as usize;
-    let mut flows: Vec<FlowResult> = (sim.flows[..fixed].iter())
-        .map(|flow| flow_row(flow, &counters[flow.id as usize], &sim.node_names, end))
-        .collect();
-    // A workload's flows, retired or alive, in the order they arrived.
-    let mut created: Vec<(u32, FlowResult)> = (sim.workloads.live())
-        .map(|(id, slot)| {
-            let row = flow_row(
-                &sim.flows[slot],
-                &counters[id as usize],
-                &sim.node_names,
-                end,
-            );
-            (id, row)
-        })
-        .chain(sim.workloads.retired.iter().cloned())
-        .collect();
-    created.sort_unstable_by_key(|(id, _)| *id);
-    flows.extend(created.into_iter().map(|(_, row)| row));
+    // A workload's flows, retired or alive, in the order they arrived, after the scenario's.
+    retired.extend(sim.workloads.live().map(|(id, slot)| {
+        let row = flow_row(
+            &sim.flows[slot],
+            &counters[id as usize],
+            &sim.node_names,
+            end,
+        );
+        (id, row)
+    }));
+    retired.sort_unstable_by_key(|(id, _)| *id);
+    // Mapped in place (the same allocation), then the scenario's flows put first.
+    let mut flows: Vec<FlowResult> = retired.into_iter().map(|(_, row)| row).collect();
+    let scenario_flows = (sim.flows[..fixed].iter())
+        .map(|flow| flow_row(flow, &counters[flow.id as usize], &sim.node_names, end));
+    flows.splice(0..0, scenario_flows);
     let run_ns = end.0.max(1) as f64;
     let links = sim
         .network

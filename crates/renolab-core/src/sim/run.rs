@@ -212,7 +212,8 @@ impl<T: Tracer> Simulation<T> {
         if self.check_invariants {
             self.audit()?;
         }
-        let out = results::collect(&self, stop_reason, wall.elapsed().as_secs_f64());
+        let retired = std::mem::take(&mut self.workloads.retired);
+        let out = results::collect(&self, retired, stop_reason, wall.elapsed().as_secs_f64());
         Ok((out, self.tracer))
     }
 
