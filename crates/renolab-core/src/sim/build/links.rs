@@ -150,8 +150,9 @@ mod tests {
         }
     }
 
-    fn fates(dir: &mut LinkDir) -> Vec<bool> {
-        let packet = Packet {
+    /// A 1500-byte data packet.
+    fn data_packet() -> Packet {
+        Packet {
             flow: 0,
             kind: PacketKind::Data,
             seq: 0,
@@ -161,7 +162,11 @@ mod tests {
             sent_at: SimTime::ZERO,
             sack: SackBlocks::EMPTY,
             ecn: Ecn::NONE,
-        };
+        }
+    }
+
+    fn fates(dir: &mut LinkDir) -> Vec<bool> {
+        let packet = data_packet();
         (0..64)
             .map(|_| dir.losses[0].judge(SimTime::ZERO, &packet).is_some())
             .collect()
@@ -220,17 +225,7 @@ mod tests {
         let mut built = loss(&scheduled, &stream, "loss/0");
         let mut first = loss(&step(0.5), &stream, "loss/0/0");
         let mut second = loss(&step(0.5), &stream, "loss/0/1");
-        let packet = Packet {
-            flow: 0,
-            kind: PacketKind::Data,
-            seq: 0,
-            size: 1500,
-            dst: 1,
-            retransmit: false,
-            sent_at: SimTime::ZERO,
-            sack: SackBlocks::EMPTY,
-            ecn: Ecn::NONE,
-        };
+        let packet = data_packet();
         for _ in 0..32 {
             assert_eq!(
                 built.judge(SimTime(0), &packet),
