@@ -271,10 +271,15 @@ def _write_panic_report(out_dir: str, exc: SimulationError) -> str | None:
     return str(path)
 
 
+#: Most flows the terminal's table lists (a workload may run 100,000: flows.csv has them all).
+TABLE_FLOWS = 200
+
+
 def format_flows_table(result: Result) -> str:
     """Render the per-flow results as an aligned plain-text table (from the result's rows:
-    no DataFrame is built)."""
+    no DataFrame is built), the first :data:`TABLE_FLOWS` of them."""
     headers = ["flow", "variant", "bytes", "completion s", "throughput Mb/s", "retx", "timeouts", "drops"]
+    records = result._records("flows")
     rows = [
         [
             str(row["flow"]),
@@ -286,7 +291,7 @@ def format_flows_table(result: Result) -> str:
             str(int(row["timeouts"])),
             str(int(row["drops"])),
         ]
-        for row in result._records("flows")
+        for row in records[:TABLE_FLOWS]
     ]
     widths = [max(len(cell) for cell in column) for column in zip(headers, *rows)]
     left_aligned = {0, 1}
@@ -296,7 +301,8 @@ def format_flows_table(result: Result) -> str:
             cell.ljust(w) if i in left_aligned else cell.rjust(w) for i, (cell, w) in enumerate(zip(cells, widths))
         ).rstrip()
 
-    return "\n".join([line(headers), *(line(r) for r in rows)])
+    more = [f"... and {len(records) - TABLE_FLOWS} more flows (flows.csv has every one)"] if len(records) > TABLE_FLOWS else []
+    return "\n".join([line(headers), *(line(r) for r in rows), *more])
 
 
 def _fmt_float(value: Any, fmt: str) -> str:
