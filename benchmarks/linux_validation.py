@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from renolab import Scenario
 from renolab.emulate import emulate, unsupported_reason
 
@@ -65,6 +67,25 @@ def dumbbell(rate: int, rtt: int, bdp: float, flows: list[dict[str, Any]], durat
     if duration is not None:
         sim["duration"] = f"{duration:g}s"
     return Scenario(simulation=sim, link=links, flow=flows)
+
+
+def mean_queue(hops: Any, rate_bps: float, t0: float, t1: float, link: str = "bottleneck") -> float:
+    """Time-weighted mean number of packets at `link` over [t0, t1], the one being
+    serialised included, from a ``hops`` trace: a packet counts from its enqueue until its
+    serialisation ends (dequeue + size / rate) or it is dropped."""
+    h = hops[hops["link"].astype(str) == link]
+    event = h["event"].astype(str)
+    t = h["time_s"].to_numpy(dtype=float)
+    enq, drop, deq = (event == "enqueue").to_numpy(), (event == "drop").to_numpy(), (event == "dequeue").to_numpy()
+    done = t[deq] + h["size"].to_numpy(dtype=float)[deq] * 8 / rate_bps
+    times = np.concatenate([t[enq], t[drop], done])
+    steps = np.concatenate([np.ones(enq.sum()), -np.ones(drop.sum()), -np.ones(len(done))])
+    order = np.argsort(times, kind="stable")
+    times, count = times[order], np.cumsum(steps[order])
+    keep = times < t1
+    times, count = times[keep], count[keep]
+    dt = np.diff(np.concatenate([np.clip(times, t0, t1), [t1]]))
+    return float((count * dt).sum() / (t1 - t0))
 
 
 def flows_of(result: Any) -> dict[str, dict[str, Any]]:

@@ -114,6 +114,8 @@ const OTHER_WORDS: &[&str] = &[
     "red",
     "codel",
     "fq_codel",
+    "dualpi2",
+    "l4s_ect",
     "uniform",
     "ber",
     "gilbert_elliott",

@@ -168,7 +168,8 @@ class CongestionEvent(object):
     window: float
 
 def parse_rate(text: str) -> int:
-    """Bits per second of a rate such as ``"10Mbps"``; ``ValueError`` saying what is allowed."""
+    """Bits per second of a rate such as ``"10Mbps"`` or ``"50MBps"`` (bytes, x8; case-sensitive);
+    ``ValueError`` saying what is allowed, or both meanings of an ambiguous ``"50mbps"``."""
 
 def parse_duration(text: str) -> int:
     """Nanoseconds of a duration such as ``"48ms"`` (rounded); ``ValueError`` otherwise."""

@@ -1,10 +1,23 @@
-"""Small text helpers for messages: counts with their noun, durations."""
+"""Small text helpers for messages: counts with their noun, durations, aligned tables."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Sequence
 
-__all__ = ["format_duration", "human_bytes", "plural"]
+__all__ = ["aligned", "format_duration", "human_bytes", "plural"]
+
+
+def aligned(headers: Sequence[str], rows: Sequence[Sequence[str]], *, left: Collection[int] = (0,)) -> list[str]:
+    """The lines of a plain-text table: columns two spaces apart, those numbered in *left*
+    aligned left and the others right (numbers), no trailing spaces."""
+    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows)]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = (c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        return "  ".join(padded).rstrip()
+
+    return [line(headers), *(line(r) for r in rows)]
 
 
 def plural(n: int, word: str) -> str:

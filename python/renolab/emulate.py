@@ -82,7 +82,9 @@ def emulate(
 
     *trace* as for :meth:`renolab.Scenario.run`: ``cwnd`` and ``rtt`` come from each
     sender's ``TCP_INFO`` sampled every *tcp_info_interval_ms* (``rtt`` holds the kernel's
-    smoothed RTT: ``TCP_INFO`` has no per-ACK sample), ``seq``, ``queue``, ``drops`` and
+    smoothed RTT: ``TCP_INFO`` has no per-ACK sample), ``cc`` from the same samples
+    (pacing and delivery rates, min RTT; BBR's bandwidth estimate, gains and mode from
+    ``TCP_CC_INFO``), ``seq``, ``queue``, ``drops`` and
     ``hops`` from the emulator's links. *pcap_dir* gets one pcap file per link with the real
     datagrams. The emulator's driver spins for the last *spin_us* before each departure,
     runs at real-time priority unless *realtime* is false, and is pinned to *cpu* if given.

@@ -15,6 +15,9 @@ files with the first's (or computing the same sweep runs twice).
 Nothing listed in a ``summary.json`` is trusted beyond the names renolab writes: a path
 outside the directory, or a name renolab never writes, is not removed.
 
+A study's directory (``renolab reproduce``) follows the same rules: ``reproduce.json`` lists
+the files the reproduction wrote, which the next one removes first (:func:`study_directory`).
+
 Reading a run directory back (:func:`check_one_run`, for ``Result.load``), its files must be
 the ones its ``summary.json`` lists: a CSV of the size and SHA-256 recorded there, a Parquet
 trace carrying the run's id (:func:`run_id`); else :class:`RunDirectoryError`.
@@ -45,6 +48,8 @@ __all__ = [
     "locked",
     "run_directory",
     "run_id",
+    "studies_directory",
+    "study_directory",
     "trace_states",
 ]
 
@@ -83,29 +88,27 @@ def _is_ours(relative: str) -> bool:
     return False
 
 
-def _renolab_summary(directory: Path) -> dict[str, Any] | None:
-    """The directory's ``summary.json`` if renolab wrote it (a regular file, JSON, with
-    ``renolab_version``), else None."""
-    path = directory / "summary.json"
+def _renolab_json(path: Path) -> dict[str, Any] | None:
+    """The JSON object in *path* if renolab wrote it (a regular file of at most 1 GiB, an
+    object with ``renolab_version``), else None."""
     try:
         if not stat.S_ISREG(path.lstat().st_mode) or path.stat().st_size > 1 << 30:
             return None
-        summary = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return summary if isinstance(summary, dict) and "renolab_version" in summary else None
+    return data if isinstance(data, dict) and "renolab_version" in data else None
+
+
+def _renolab_summary(directory: Path) -> dict[str, Any] | None:
+    """The directory's ``summary.json`` if renolab wrote it, else None."""
+    return _renolab_json(directory / "summary.json")
 
 
 def _renolab_panic(path: Path) -> bool:
     """True if *path* is the ``panic.json`` of a renolab run (``renolab run``'s report of an
     internal error, written without a summary)."""
-    try:
-        if not stat.S_ISREG(path.lstat().st_mode):
-            return False
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(report, dict) and "renolab_version" in report
+    return _renolab_json(path) is not None
 
 
 def earlier_files(directory: Path) -> tuple[list[Path], list[str]]:
@@ -167,18 +170,24 @@ def _remove(path: Path) -> None:
         pass
 
 
+def _refuse_foreign(directory: Path, foreign: Sequence[str], writer: str, force: str) -> None:
+    """:class:`DirectoryNotEmpty` naming the first entries of *foreign* that *writer* did
+    not write, and *force*, the way to write beside them."""
+    shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+    raise DirectoryNotEmpty(
+        errno.EEXIST,
+        f"holds files {writer} did not write ({shown}); choose a new or empty directory, "
+        f"or pass {force} to write beside them",
+        str(directory),
+    )
+
+
 def clear(directory: Path, *, force: bool = False) -> list[Path]:
     """Remove what an earlier renolab run left in *directory*; refuse a directory holding
     anything else unless *force*. Returns what was removed."""
     ours, foreign = earlier_files(directory)
     if foreign and not force:
-        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
-        raise DirectoryNotEmpty(
-            errno.EEXIST,
-            f"holds files a renolab run did not write ({shown}); choose a new or empty directory, "
-            "or pass --force (force=True) to write beside them",
-            str(directory),
-        )
+        _refuse_foreign(directory, foreign, "a renolab run", "--force (force=True)")
     for path in ours:
         _remove(path)
     for sub in (PCAP_DIR, PLOTS_DIR):
@@ -238,6 +247,128 @@ def run_directory(path: PathLike, *, force: bool = False) -> Iterator[Path]:
     with locked(directory, "run"):
         clear(directory, force=force)
         yield directory
+
+
+# -- a study's directory (renolab reproduce) -----------------------------------------------
+
+#: The list of the files ``renolab reproduce`` wrote into a study's directory.
+STUDY_FILES = "reproduce.json"
+#: Where a study writes its scenario files.
+SCENARIOS_DIR = "scenarios"
+# What a study writes, by name (a list may name nothing else): its report, figures and
+# tables at the top, its scenarios in scenarios/.
+_STUDY_FILE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}\.(md|html|png|svg|pdf|csv)$")
+_STUDY_SCENARIO = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}\.toml$")
+
+
+def _is_study_file(relative: str) -> bool:
+    """True if *relative* is a path ``renolab reproduce`` writes in a study's directory."""
+    parts = relative.split("/")
+    if len(parts) == 1:
+        return bool(_STUDY_FILE.match(parts[0]))
+    return len(parts) == 2 and parts[0] == SCENARIOS_DIR and bool(_STUDY_SCENARIO.match(parts[1]))
+
+
+def _study_listed(directory: Path) -> set[str] | None:
+    """The files an earlier ``renolab reproduce`` listed in *directory*'s
+    :data:`STUDY_FILES` (those it could have written), or None without a list."""
+    listing = _renolab_json(directory / STUDY_FILES)
+    if listing is None or not isinstance(listing.get("files"), list):
+        return None
+    return {f for f in listing["files"] if isinstance(f, str) and _is_study_file(f)}
+
+
+def earlier_study_files(directory: Path) -> tuple[list[Path], list[str]]:
+    """What an earlier ``renolab reproduce`` left in *directory* (the files its list names,
+    and the list), and the names of the entries it did not write."""
+    listed = _study_listed(directory)
+    ours: list[Path] = []
+    foreign: list[str] = []
+    for entry in sorted(directory.iterdir()):
+        name = entry.name
+        if name == LOCK_FILE:
+            continue
+        if name == STUDY_FILES and listed is not None:
+            ours.append(entry)
+        elif name == SCENARIOS_DIR and _is_dir(entry) and listed:
+            for inner in sorted(entry.iterdir()):
+                relative = f"{name}/{inner.name}"
+                if relative in listed and not _is_dir(inner):
+                    ours.append(inner)
+                else:
+                    foreign.append(relative)
+        elif listed and name in listed and not _is_dir(entry):
+            ours.append(entry)
+        else:
+            foreign.append(name)
+    return ours, foreign
+
+
+def _study_files_now(directory: Path) -> dict[str, tuple[int, int, int]]:
+    """The files of *directory* a study may have written, by relative path: their inode,
+    size and modification time (what tells a file written anew)."""
+    found: dict[str, tuple[int, int, int]] = {}
+    candidates = list(directory.iterdir())
+    scenarios = directory / SCENARIOS_DIR
+    if _is_dir(scenarios):
+        candidates += list(scenarios.iterdir())
+    for path in candidates:
+        relative = path.relative_to(directory).as_posix()
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and _is_study_file(relative):
+            found[relative] = (info.st_ino, info.st_size, info.st_mtime_ns)
+    return found
+
+
+@contextlib.contextmanager
+def study_directory(path: PathLike, *, force: bool = False) -> Iterator[Path]:
+    """A study's directory for ``renolab reproduce`` (the rules of a run directory): *path*,
+    created if missing and locked for the block; the files an earlier reproduction listed
+    in :data:`STUDY_FILES` are removed first, and a directory holding anything else is
+    refused (:class:`DirectoryNotEmpty`) unless *force*. After the block (finished or not),
+    :data:`STUDY_FILES` lists the files written in it."""
+    from renolab import __version__
+    from renolab._files import write_atomic
+
+    directory = checked_path(path)
+    directory.mkdir(parents=True, exist_ok=True)
+    with locked(directory, "reproduce"):
+        ours, foreign = earlier_study_files(directory)
+        if foreign and not force:
+            _refuse_foreign(directory, foreign, "renolab reproduce", "--force")
+        for earlier in ours:
+            _remove(earlier)
+        with contextlib.suppress(OSError):
+            (directory / SCENARIOS_DIR).rmdir()  # only if empty
+        before = _study_files_now(directory)
+        try:
+            yield directory
+        finally:
+            now = _study_files_now(directory)
+            written = sorted(name for name, info in now.items() if before.get(name) != info)
+            listing = {"renolab_version": __version__, "files": written}
+            write_atomic(directory / STUDY_FILES, json.dumps(listing, indent=2) + "\n", durable=False)
+
+
+def studies_directory(path: PathLike, studies: Sequence[str], *, force: bool = False) -> Path:
+    """The directory of ``renolab reproduce all``, created if missing: one directory per
+    study in *studies* (each a :func:`study_directory`); anything else in it, or in a
+    study's directory, is refused (:class:`DirectoryNotEmpty`) unless *force*."""
+    directory = checked_path(path)
+    directory.mkdir(parents=True, exist_ok=True)
+    foreign: list[str] = []
+    for entry in sorted(directory.iterdir()):
+        if entry.name in studies and _is_dir(entry):
+            # Checked now, not after the studies before it have run.
+            foreign += [f"{entry.name}/{name}" for name in earlier_study_files(entry)[1]]
+        elif entry.name != LOCK_FILE:
+            foreign.append(entry.name)
+    if foreign and not force:
+        _refuse_foreign(directory, foreign, "renolab reproduce", "--force")
+    return directory
 
 
 def real_subdirectory(directory: Path, name: str) -> Path:

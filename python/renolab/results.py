@@ -46,10 +46,15 @@ __all__ = [
 FLOW_EXTRA_COLUMNS = ("goodput_bps", "sent_bps", "drop_rate", "bottleneck", "bottleneck_bps", "mu")
 #: Columns Python adds to the core's per-link table.
 LINK_EXTRA_COLUMNS = ("rate_bps", "delay_s")
-#: Core columns newer than Python's extras (ECN counters, outage drops, completion times;
-#: docs/outputs.md), kept last in this order so that the columns before them never move.
-FLOW_ECN_COLUMNS = ("ecn_marks", "cwnd_reductions", "size_bytes", "fct_s", "ideal_fct_s", "slowdown")
-LINK_ECN_COLUMNS = ("marks", "outage_drops")
+#: ECN counters (docs/outputs.md), kept after the columns above so that those never move.
+FLOW_ECN_COLUMNS = ("ecn_marks", "cwnd_reductions")
+LINK_ECN_COLUMNS = ("marks", "l_packets", "l_marks", "l_step_marks", "l_drops", "c_packets", "c_marks", "c_drops")
+#: Delays and queue lengths (docs/outputs.md), added after the ECN counters and kept last.
+FLOW_DELAY_COLUMNS = ("mean_rtt_s", "rtt_p50_s", "rtt_p99_s", "mean_queue_delay_s")
+LINK_DELAY_COLUMNS = ("mean_queue_delay_s", "queue_delay_p50_s", "queue_delay_p99_s", "mean_queue_packets")
+#: Outage drops and completion times (docs/outputs.md), added after the delays and kept last.
+FLOW_FCT_COLUMNS = ("size_bytes", "fct_s", "ideal_fct_s", "slowdown")
+LINK_OUTAGE_COLUMNS = ("outage_drops",)
 
 
 class TraceNotRecordedError(KeyError, ValueError):
@@ -119,7 +124,10 @@ class Result:
             for k, v in _flow_extras(flows, links, self._scenario_normalised(), self.summary.get("sim_time_s")).items()
             if k not in flows
         )
-        for table, names in ((flows, FLOW_ECN_COLUMNS), (links, LINK_ECN_COLUMNS)):
+        for table, names in (
+            (flows, FLOW_ECN_COLUMNS + FLOW_DELAY_COLUMNS + FLOW_FCT_COLUMNS),
+            (links, LINK_ECN_COLUMNS + LINK_DELAY_COLUMNS + LINK_OUTAGE_COLUMNS),
+        ):
             for name in names:
                 if name in table:
                     table[name] = table.pop(name)
@@ -365,11 +373,14 @@ class Result:
         ns2_trace: bool = False,
         pcap_from: Path | None = None,
         discard_raw: bool = False,
+        time_limit_s: float | None = None,
     ) -> list[Path]:
         """:meth:`save` into *out*, a run directory already prepared (locked and cleared);
         with the pcap files of *pcap_from* moved into ``out/pcap``. *discard_raw*: the
         traces' record files are the caller's scratch: each is removed once written, and all
-        of them if the tables could not be written for want of space."""
+        of them if the tables could not be written for want of space. *time_limit_s*: the
+        seconds the traces get; what is not written by then is marked
+        (:mod:`renolab.saving`)."""
         if format not in FORMATS:
             raise ValueError(f"unsupported format {format!r}; allowed: {', '.join(map(repr, FORMATS))}")
         names = self.trace_names if traces is None else list(traces)
@@ -381,7 +392,7 @@ class Result:
                 raise ValueError("ns2.tr: ns-2's trace lines name a link's two nodes, which a medium's frames do not have; run without --ns2-trace")
         from renolab.saving import RunWriter
 
-        return RunWriter(self, out, format, names, ns2_trace, pcap_from, discard_raw).write()
+        return RunWriter(self, out, format, names, ns2_trace, pcap_from, discard_raw, time_limit_s).write()
 
     def _write_table(self, table: str, f: Any) -> None:
         """Write ``flows`` or ``links`` as CSV: from the core's columns with the standard
@@ -505,6 +516,13 @@ class Result:
         from renolab import metrics
 
         return metrics.drops_by_cause(self.trace("drops"), by=by)
+
+    def queue_stats(self) -> pd.DataFrame:
+        """Per link direction that queued: mean (over the whole run) and peak queue, in
+        packets and bytes, from the ``queue`` trace (:func:`renolab.metrics.queue_stats`)."""
+        from renolab import metrics
+
+        return metrics.queue_stats(self.trace("queue"), end_s=float(self.summary["sim_time_s"]))
 
     def _default_bin(self) -> float:
         duration = float(self.summary.get("sim_time_s") or 0.0)

@@ -12,6 +12,12 @@ A trace that cannot be written whole keeps its whole chunks (a CSV cut at a line
 Parquet file closed after its last whole row group) and the next trace is tried; Ctrl-C
 marks the trace being written and those after it, then goes on as ``KeyboardInterrupt``
 once ``summary.json`` is written (signals are held back while it is).
+
+The traces of a run that was interrupted (``renolab run`` and ``emulate`` after Ctrl-C,
+SIGTERM or SIGHUP) get :data:`INTERRUPTED_WRITE_S` seconds: whoever stopped the run waits
+for its tables, not for gigabytes of CSV. They are written shortest first; the one being
+written when the time is up keeps its whole chunks, and it and those after it are marked as a
+full disk marks them.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import hashlib
 import json
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +39,7 @@ from renolab.outdir import PCAP_DIR, real_subdirectory
 if TYPE_CHECKING:
     from renolab.results import Result
 
-__all__ = ["RunWriter", "signals_held"]
+__all__ = ["INTERRUPTED_WRITE_S", "RunWriter", "signals_held"]
 
 #: The state of a trace while the traces are written: what stays if renolab is killed.
 PENDING = "not written: renolab stopped while writing the traces"
@@ -40,6 +47,20 @@ PENDING = "not written: renolab stopped while writing the traces"
 _NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 #: The summary's entry for ns2.tr among the traces.
 NS2_TRACE = "ns2_trace"
+#: Seconds spent writing the traces of an interrupted run (Ctrl-C, SIGTERM, SIGHUP): the CSV
+#: traces of a long run can take minutes (docs/benchmarks.md: 97 s for 9.5 million hops).
+INTERRUPTED_WRITE_S = 5.0
+#: Rows per chunk while the time is counted: the last chunk ends soon after it is up.
+_TIMED_CHUNK_ROWS = 1 << 16
+
+
+class OutOfTime(Exception):
+    """The time for writing the traces is up (see the module documentation)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(
+            f"cut short: the run was interrupted, and its traces get {seconds:g} s to be written"
+        )
 
 
 @contextlib.contextmanager
@@ -59,6 +80,8 @@ def signals_held() -> Iterator[None]:
 
 
 def _why(exc: BaseException) -> str:
+    if isinstance(exc, OutOfTime):
+        return str(exc)
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted (Ctrl-C or a signal) while it was written"
     if isinstance(exc, OSError):
@@ -80,6 +103,7 @@ class RunWriter:
         ns2_trace: bool,
         pcap_from: Path | None,
         discard_raw: bool,
+        time_limit_s: float | None = None,
     ) -> None:
         self.result = result
         self.summary = result.summary
@@ -92,17 +116,22 @@ class RunWriter:
         self.files: dict[str, dict[str, Any]] = {}
         self.written: list[Path] = []
         self.states: dict[str, dict[str, Any]] = dict(self.summary.get("traces") or {})
+        #: Seconds the traces get (None: as long as they take), from the start of write().
+        self.time_limit_s = time_limit_s
+        self.deadline: float | None = None
 
     # -- the order ----------------------------------------------------------------------
 
     def write(self) -> list[Path]:
+        if self.time_limit_s is not None:
+            self.deadline = time.monotonic() + self.time_limit_s
         with signals_held():
             self._tables()
             self._plan()
             self._write_summary()
         interrupted: KeyboardInterrupt | None = None
         try:
-            for name in self.traces:
+            for name in self._in_order():
                 self._trace(name)
             if self.ns2_trace:
                 self._ns2()
@@ -176,10 +205,9 @@ class RunWriter:
         state = self.states[name]
         complete, truncated_at, error = state.pop("pending")
         path = self.out / state["file"]
-        frames = (for_file(name, frame) for frame in self.result._iter_trace(name))
         empty = lambda: for_file(name, self.result._empty_trace(name))  # noqa: E731
         try:
-            written = write_trace(frames, path, self.format, empty, run_id=self.summary.get("run_id"))
+            written = write_trace(self._frames(name), path, self.format, empty, run_id=self.summary.get("run_id"))
         except WriteStopped as stop:
             kept = stop.written
             if kept is None:
@@ -193,7 +221,7 @@ class RunWriter:
             self._discard(name)
             if isinstance(stop.cause, KeyboardInterrupt):
                 raise stop.cause from None
-            if not isinstance(stop.cause, OSError):
+            if not isinstance(stop.cause, (OSError, OutOfTime)):
                 raise stop.cause
         else:
             self._listed(path, size=written.bytes, sha256=written.sha256)
@@ -202,9 +230,38 @@ class RunWriter:
         with signals_held():
             self._write_summary()
 
+    def _in_order(self) -> list[str]:
+        """The traces in the order they are written: as asked or, with the time counted,
+        the shortest first (the most whole files when it is up)."""
+        if self.deadline is None:
+            return self.traces
+        raw = self.result._raw
+        return sorted(self.traces, key=lambda name: len(raw[name]) if name in raw else 0)
+
+    def _frames(self, name: str) -> Iterator[Any]:
+        """Trace *name*'s chunks as its file holds them; :class:`OutOfTime` instead of the
+        next one once the time is up."""
+        from renolab.traces import CHUNK_ROWS
+        from renolab.traces.files import for_file
+
+        self._check_time()
+        for frame in self.result._iter_trace(name, CHUNK_ROWS if self.deadline is None else _TIMED_CHUNK_ROWS):
+            yield for_file(name, frame)
+            self._check_time()
+
+    def _check_time(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise OutOfTime(self.time_limit_s or 0.0)
+
     def _ns2(self) -> None:
         state = self.states[NS2_TRACE]
         path = self.out / "ns2.tr"
+        try:
+            self._check_time()
+        except OutOfTime as exc:
+            self.files.pop("ns2.tr", None)
+            state.update(file=None, error=_why(exc))
+            return
         try:
             self.result.write_ns2_trace(path)
             self._discard("hops", ns2_done=True)

@@ -13,7 +13,8 @@ Every mean-and-interval renolab reports (sweep summaries, the studies' tables an
 
 :func:`student_t_quantile` computes the t quantile without scipy.  Two more statistics the
 studies share: :func:`wilson_interval` (the interval of a proportion) and :func:`spearman`
-(rank correlation).
+(rank correlation); and :func:`jain_index`, the fairness of a run's shares, which runs, sweeps
+and studies share.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import math
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-__all__ = ["MeanCI", "mean_ci", "spearman", "student_t_quantile", "wilson_interval"]
+__all__ = ["MeanCI", "jain_index", "mean_ci", "spearman", "student_t_quantile", "wilson_interval"]
 
 
 class MeanCI(NamedTuple):
@@ -78,6 +79,18 @@ def spearman(x: Iterable[Any], y: Iterable[Any]) -> float:
     if rx.std() == 0 or ry.std() == 0:
         return 0.0
     return float(rx.corr(ry))
+
+
+def jain_index(values: Iterable[Any]) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2) of the allocations *values*: 1 when all
+    are equal, 1/n when one gets everything; NaN for no values or all zeros.  Missing values
+    (None, NaN) are left out.  Plain Python (``renolab run`` prints it without numpy);
+    :func:`renolab.metrics.jain_index` is this."""
+    x = [float(v) for v in values if v is not None and not math.isnan(v)]
+    squares = sum(v * v for v in x)
+    if not x or squares == 0.0:
+        return math.nan
+    return sum(x) ** 2 / (len(x) * squares)
 
 
 # ----- Student's t quantile (no scipy) -----------------------------------------------------------

@@ -21,7 +21,8 @@ __all__ = ["duration_ns", "parse_duration_s", "parse_rate_bps", "rate_bps", "siz
 
 
 def rate_bps(text: str) -> int:
-    """Bits per second of a rate such as ``"10Mbps"`` or ``"1.5 Mbps"`` (decimal prefixes)."""
+    """Bits per second of a rate such as ``"10Mbps"``, ``"1.5 Mbit"`` or ``"50MBps"`` (bytes
+    per second, x8): decimal prefixes, case-sensitive (docs/scenario.md, Units)."""
     return int(_core.parse_rate(text))
 
 

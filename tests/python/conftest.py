@@ -67,13 +67,18 @@ def write_scenario(tmp_path: Path) -> Callable[..., Path]:
 
 @pytest.fixture(scope="session")
 def reproduce(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
-    """Run ``renolab reproduce <study> --quick --out DIR --workers 2`` (asserting it exits 0) and return DIR."""
+    """Run ``renolab reproduce <study> --quick --out DIR --workers 2`` (asserting it exits 0) and return DIR,
+    once per session and study: the study's tests and the docs' commands share it."""
     from renolab.cli import main
 
+    done: dict[str, Path] = {}
+
     def run(study: str) -> Path:
-        target = tmp_path_factory.mktemp(study)
-        assert main(["reproduce", study, "--quick", "--out", str(target), "--workers", "2"]) == 0
-        return target
+        if study not in done:
+            target = tmp_path_factory.mktemp(study)
+            assert main(["reproduce", study, "--quick", "--out", str(target), "--workers", "2"]) == 0
+            done[study] = target
+        return done[study]
 
     return run
 

@@ -35,7 +35,8 @@ BAD_SCENARIOS = {
     "negative rate": (_set(["link", 1, "rate"], "-1Mbps"), "link[1].rate"),
     "flow source on no link": (_set(["flow", 0, "src"], "nowhere"), "flow[0].src"),
     "duplicate flow name": (_duplicate_flow, "flow[1].name"),
-    "unparseable units": (_set(["link", 0, "rate"], "10 Mbit"), "link[0].rate"),
+    "unparseable units": (_set(["link", 0, "rate"], "10 Mbits"), "link[0].rate"),
+    "ambiguous units": (_set(["link", 0, "rate"], "10 mbps"), "link[0].rate"),
     "zero mss": (_set(["flow", 0, "mss"], 0), "flow[0].mss"),
 }
 
@@ -132,6 +133,31 @@ def test_run_writes_results_and_prints_a_table(small_scenario, write_scenario, t
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seed"] == 5
     assert summary["scenario"]["simulation"]["seed"] == 5
+
+
+def test_run_prints_each_flows_share_and_jains_index_per_shared_bottleneck(
+    small_scenario, write_scenario, tmp_path, capsys
+):
+    import csv
+
+    small_scenario["link"].append({"name": "side", "from": "s2", "to": "g1", "rate": "10Mbps", "delay": "1ms"})
+    small_scenario["flow"].append(dict(small_scenario["flow"][0], name="f2", src="s2", bytes=50_000))
+    small_scenario["flow"].append({"name": "alone", "src": "s1", "dst": "g1", "bytes": 10_000})
+    out = tmp_path / "out"
+    assert main(["run", str(write_scenario(small_scenario)), "--out", str(out), "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-1] == "share"
+    rows = {r["flow"]: r for r in csv.DictReader((out / "flows.csv").open())}
+    g1, g2 = float(rows["f1"]["goodput_bps"]), float(rows["f2"]["goodput_bps"])
+    shares = {line.split()[0]: line.split()[-1] for line in lines[1:4]}
+    assert shares == {"f1": f"{g1 / (g1 + g2):.1%}", "f2": f"{g2 / (g1 + g2):.1%}", "alone": "100.0%"}
+    jain = (g1 + g2) ** 2 / (2 * (g1 * g1 + g2 * g2))
+    # One line per bottleneck that flows share: "access" carries only the lone flow.
+    assert lines[4] == (
+        f'Jain\'s index over the 2 flows through "bottleneck": {jain:.4f} '
+        "(1 = equal goodputs; share = a flow's part of their sum)"
+    )
+    assert lines[5] == ""
 
 
 def test_run_with_format_csv_writes_the_traces_as_csv(small_scenario, write_scenario, tmp_path, capsys):

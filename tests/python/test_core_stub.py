@@ -76,7 +76,7 @@ def test_the_package_ships_the_stub_and_its_marker():
 
 def test_the_controllers_are_the_variants_a_scenario_takes():
     names = [c["name"] for c in _core.CONTROLLERS]
-    assert names == ["tahoe", "reno", "newreno", "sack", "vegas", "cubic", "bbr", "dctcp"]
+    assert names == ["tahoe", "reno", "newreno", "sack", "vegas", "cubic", "bbr", "dctcp", "prague"]
     cubic = next(c for c in _core.CONTROLLERS if c["name"] == "cubic")
     assert [o["name"] for o in cubic["options"]] == ["beta", "c", "fast_convergence", "hystart"]
     assert cubic["trace"] == ["w_max", "k_ns", "epoch_start_ns"]

@@ -243,6 +243,13 @@ def test_drops_by_cause_queue_stats_and_rtt_stats():
     # 4 packets for 2 s out of 4 s.
     assert stats["mean_packets"] == pytest.approx(2.0)
     assert stats["max_packets"] == 4
+    # The case: a queue busy 0.1 ms (5 packets) of a 30 s run averages over the run,
+    # empty before its first change and after its last.
+    busy = pd.DataFrame({"time_s": [10.0, 10.0001], "link": "q", "packets": [5, 0], "bytes": [5000, 0]})
+    stats = metrics.queue_stats(busy, end_s=30.0).iloc[0]
+    assert stats["mean_packets"] == pytest.approx(5 * 0.0001 / 30)
+    assert stats["mean_bytes"] == pytest.approx(5000 * 0.0001 / 30)
+    assert metrics.queue_stats(busy, start_s=10.0, end_s=10.0002).iloc[0]["mean_packets"] == pytest.approx(2.5)
     rtt = pd.DataFrame(
         {"time_s": [1.0, 2.0], "flow": ["a", "a"], "rtt_s": [0.1, 0.3], "srtt_s": [0.1, 0.125], "rto_s": [1.0, 1.0]}
     )
@@ -421,3 +428,13 @@ def test_link_utilisation_series_is_bits_dequeued_over_capacity():
     util = metrics.link_utilisation_series(hops_trace(rows), 0.1, {"bottleneck": 1e6, "access": 1e7})
     assert util["link"].tolist() == ["bottleneck", "bottleneck"]
     assert util["utilisation"].tolist() == pytest.approx([1.0, 0.1])
+
+
+def test_result_queue_stats_agree_with_the_cores_time_average_over_the_run(small_scenario):
+    small_scenario["simulation"]["duration"] = "5s"  # idle after the transfer: the mean covers it
+    result = Scenario.from_dict(small_scenario).run(trace=["queue"])
+    ours = result.queue_stats().set_index("link")["mean_packets"]
+    core = result.links.set_index("link")["mean_queue_packets"]
+    assert (ours > 0).any()
+    for link, mean in ours.items():
+        assert mean == pytest.approx(core[link], rel=1e-9, abs=1e-12), link

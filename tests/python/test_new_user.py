@@ -266,7 +266,7 @@ def test_the_sample_errors_of_the_scenario_docs_are_the_real_ones():
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "scenario.md").read_text(encoding="utf-8")
     base = {"link": [{"from": "a", "to": "b", "rate": "1Mbps"}, {"from": "b", "to": "c", "rate": "1Mbps"},
-                     {"from": "c", "to": "d", "rate": "10 Mbit"}],
+                     {"from": "c", "to": "d", "rate": "10 Mbits"}],
             "flow": [{"name": "f", "variant": "renoo", "src": "a", "dst": "d", "bytes": 1000}]}
     with pytest.raises(ScenarioError) as rate:
         Scenario.from_dict(base).validate()

@@ -134,23 +134,76 @@ def test_a_signal_during_a_run_keeps_what_it_collected(tmp_path, sig):
 def test_a_second_ctrl_c_while_traces_are_written_leaves_them_marked(tmp_path):
     (tmp_path / "s.toml").write_text(tomli_w.dumps(long_scenario()))
     out = tmp_path / "out"
-    process = _start(["run", str(tmp_path / "s.toml"), "--out", str(out), "--trace", "hops,cwnd", "--format", "csv"])
-    # First Ctrl-C with a few million hops recorded: writing them as CSV takes seconds ...
+    args = ["run", str(tmp_path / "s.toml"), "--out", str(out), "--trace", "hops,cwnd,seq", "--format", "csv"]
+    process = _start(args)
+    # First Ctrl-C with a few million hops recorded: writing them as CSV takes seconds, and
+    # the traces of an interrupted run are written shortest first (cwnd, seq, hops) ...
     _wait(lambda: (p := _scratch(out, "hops")) is not None and p.stat().st_size > 100 << 20, process, what="the run")
     process.send_signal(signal.SIGINT)
-    # ... the second one lands while they are written.
-    _wait(lambda: any(out.glob(".renolab-hops.csv.*")), process, what="the traces being written")
+    # ... the second one lands while seq is written.
+    _wait(lambda: any(out.glob(".renolab-seq.csv.*")), process, what="the traces being written")
     time.sleep(0.3)
     process.send_signal(signal.SIGINT)
     code, err = _finish(process)
     assert code == 130, err
     summary = assert_consistent(out, stop_reason="interrupted")
-    hops, cwnd = summary["traces"]["hops"], summary["traces"]["cwnd"]
-    assert not hops["complete"] and "interrupted" in hops["error"]
-    assert not cwnd["complete"] and cwnd["file"] is None and "interrupted" in cwnd["error"]
-    if hops["file"] is not None:  # whole chunks were kept: every row before truncated_at_s
-        kept = pd.read_csv(out / "hops.csv")
-        assert len(kept) == hops["rows"] and kept["time_s"].iloc[-1] == hops["truncated_at_s"]
+    seq, hops = summary["traces"]["seq"], summary["traces"]["hops"]
+    assert not seq["complete"] and "interrupted" in seq["error"]
+    assert not hops["complete"] and hops["file"] is None and "interrupted" in hops["error"]
+    if seq["file"] is not None:  # whole chunks were kept: every row before truncated_at_s
+        kept = pd.read_csv(out / "seq.csv")
+        assert len(kept) == seq["rows"] and kept["time_s"].iloc[-1] == seq["truncated_at_s"]
+
+
+@pytest.mark.skipif(not LINUX, reason="signals: Linux")
+def test_the_traces_of_an_interrupted_run_get_a_few_seconds(tmp_path):
+    from renolab.saving import INTERRUPTED_WRITE_S
+
+    (tmp_path / "s.toml").write_text(tomli_w.dumps(long_scenario()))
+    out = tmp_path / "out"
+    process = _start(["run", str(tmp_path / "s.toml"), "--out", str(out), "--trace", "hops,cwnd", "--format", "csv"])
+    # A few million hops: as CSV, tens of seconds of writing (97 s for 300 MB of them on
+    # the 2-core machine of docs/benchmarks.md, before the time limit).
+    _wait(lambda: (p := _scratch(out, "hops")) is not None and p.stat().st_size > 100 << 20, process, what="the run")
+    process.send_signal(signal.SIGTERM)
+    signalled = time.monotonic()
+    code, err = _finish(process)
+    took = time.monotonic() - signalled
+    assert code == 143, err
+    assert took < INTERRUPTED_WRITE_S + 15, f"{took:.1f} s from SIGTERM to exit"
+    summary = assert_consistent(out, stop_reason="interrupted")
+    cut = sorted(name for name, state in summary["traces"].items() if not state["complete"])
+    for name in cut:
+        assert summary["traces"][name]["error"].startswith("cut short: the run was interrupted"), name
+    assert len(err.splitlines()) == 1 and (f"traces not written whole: {', '.join(cut)}" in err) == bool(cut), err
+
+
+def test_traces_cut_at_the_time_limit_keep_whole_chunks_shortest_first(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from renolab import saving
+    from renolab.outdir import run_directory
+
+    result = Scenario.from_dict(long_scenario("20s", "10Mbps")).run(trace=["seq", "cwnd"])
+    first, second = sorted(["seq", "cwnd"], key=lambda name: len(result._raw[name]))
+    assert len(result._raw[first]) > 300
+    # A clock that ticks once each time it is read: the writer reads it at the start
+    # (deadline 2.5) and before each chunk of 100 rows, so the shorter trace keeps two
+    # chunks and the longer one gets none.
+    ticks = iter(range(1000))
+    monkeypatch.setattr(saving, "time", SimpleNamespace(monotonic=lambda: next(ticks)))
+    monkeypatch.setattr(saving, "_TIMED_CHUNK_ROWS", 100)
+    out = tmp_path / "out"
+    with run_directory(out) as directory:
+        result._save_into(directory, format="csv", time_limit_s=2.5)
+    summary = assert_consistent(out, stop_reason="duration")
+    kept, lost = summary["traces"][first], summary["traces"][second]
+    assert (kept["complete"], kept["rows"], kept["file"]) == (False, 200, f"{first}.csv")
+    rows = pd.read_csv(out / f"{first}.csv")
+    assert len(rows) == 200 and rows["time_s"].iloc[-1] == kept["truncated_at_s"]
+    assert (lost["complete"], lost["rows"], lost["file"], lost["truncated_at_s"]) == (False, 0, None, 0.0)
+    for state in (kept, lost):
+        assert state["error"] == "cut short: the run was interrupted, and its traces get 2.5 s to be written"
 
 
 @pytest.mark.skipif(not LINUX, reason="signals: Linux")

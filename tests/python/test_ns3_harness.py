@@ -21,6 +21,7 @@ import pytest
 
 import renolab
 from renolab.sweep import student_t_quantile
+from renolab.units import rate_bps
 
 HARNESS = Path(__file__).resolve().parents[1] / "ns3"
 sys.path.insert(0, str(HARNESS))
@@ -81,10 +82,25 @@ def test_units_read_as_renolab_reads_them():
     assert spec.duration_ns("100us", "d") == 100_000
     assert spec.size_bytes("8MiB", "s") == 8 * 1024 * 1024
     assert spec.size_bytes(1000, "s") == 1000
-    with pytest.raises(spec.SpecError, match=r'^link\[0\]\.rate: "10 Mbit" is not a rate; use e\.g\. "10Mbps" \(units: '):
-        spec.rate_bps("10 Mbit", "link[0].rate")
+    with pytest.raises(spec.SpecError, match=r'^link\[0\]\.rate: "10 Mbits" is not a rate; use e\.g\. "10Mbps" \(bits/s: '):
+        spec.rate_bps("10 Mbits", "link[0].rate")
     with pytest.raises(spec.SpecError, match="must be positive"):
         spec.rate_bps("0Mbps", "r")
+
+
+@pytest.mark.parametrize("text", ["10Mbps", "10 Mbit", "1.5Mb/s", "64kbps", "64Kbps", "9600bps", "9600bit/s",
+                                  "2Gbit", "1Gb/s", "50MBps", "50MB/s", "1500Bps", "2KBps", "3kB/s", "1GBps",
+                                  "10mbps", "10mb/s", "1GBPS", "10mbit", "10 Mbits", "10", "0Mbps", "-1Mbps"])
+def test_the_harness_reads_every_rate_spelling_as_renolab_does(text):
+    try:
+        ours = rate_bps(text)
+    except ValueError:
+        ours = None
+    try:
+        theirs = spec.rate_bps(text, "r")
+    except spec.SpecError:
+        theirs = None
+    assert theirs == ours, text
 
 
 def test_a_dumbbell_expands_to_renolabs_links():

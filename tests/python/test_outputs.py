@@ -32,13 +32,13 @@ EXPECTED_COLUMNS = {
     "cwnd": ["time_s", "flow", "cwnd", "ssthresh", "inflated_cwnd"],
     "seq": ["time_s", "flow", "event", "seq"],
     "rtt": ["time_s", "flow", "rtt_s", "srtt_s", "rto_s"],
-    "queue": ["time_s", "link", "packets", "bytes", "marked", "avg_packets"],
+    "queue": ["time_s", "link", "packets", "bytes", "marked", "avg_packets", "queue", "prob"],
     "drops": ["time_s", "link", "flow", "kind", "seq", "cause"],
-    "hops": ["time_s", "link", "event", "kind", "size", "flow", "seq", "uid"],
+    "hops": ["time_s", "link", "event", "kind", "size", "flow", "seq", "uid", "ecn"],
     # Then one column per value a Python controller traces (tests/python/test_python_cc.py).
     "cc": [
         "time_s", "flow", "mode", "btl_bw_bps", "min_rtt_s", "pacing_gain", "cwnd_gain", "pacing_rate_bps",
-        "delivery_rate_bps", "w_max", "k_s", "epoch_start_s",
+        "delivery_rate_bps", "w_max", "k_s", "epoch_start_s", "alpha", "frac_cwnd", "classic_ecn",
     ],
 }
 
@@ -65,6 +65,8 @@ def test_every_trace_has_its_documented_columns_and_categories(result):
     assert list(result.trace("hops")["event"].cat.categories) == ["enqueue", "dequeue", "receive", "drop", "retry"]
     assert list(result.trace("hops")["kind"].cat.categories) == ["data", "ack", "syn", "synack", "datagram"]
     assert list(result.trace("drops")["kind"].cat.categories) == ["data", "ack", "syn", "synack", "datagram"]
+    assert list(result.trace("hops")["ecn"].cat.categories) == ["not_ect", "ect1", "ect0", "ce"]
+    assert list(result.trace("queue")["queue"].cat.categories) == ["all", "l", "c"]
     assert list(result.trace("drops")["cause"].cat.categories) == [
         "overflow", "early", "aqm", "bit_error", "random", "burst", "scripted", "retry_limit", "outage"
     ]
@@ -138,6 +140,67 @@ def test_flows_and_links_gain_the_derived_columns(result):
     assert f["drop_rate"] == pytest.approx(f["data_drops"] / f["segments_sent"])
     assert result.links.set_index("link").loc["bottleneck/rev", "rate_bps"] == 1e6
     assert result.links.set_index("link").loc["access", "delay_s"] == pytest.approx(0.001)
+
+
+FLOW_DELAY_COLUMNS = ["mean_rtt_s", "rtt_p50_s", "rtt_p99_s", "mean_queue_delay_s"]
+LINK_DELAY_COLUMNS = ["mean_queue_delay_s", "queue_delay_p50_s", "queue_delay_p99_s", "mean_queue_packets"]
+
+
+def _nearest_rank(values, q):
+    return float(np.quantile(np.asarray(values, dtype=float), q, method="inverted_cdf"))
+
+
+def test_the_delay_columns_come_last_and_agree_with_the_traces(result, tmp_path):
+    # Appended: every column before them keeps its place (docs/outputs.md).
+    # The completion times and outage drops (issue 29) come after them, last.
+    assert list(result.flows.columns[-8:-4]) == FLOW_DELAY_COLUMNS
+    assert list(result.links.columns[-5:-1]) == LINK_DELAY_COLUMNS
+    result.save(tmp_path)
+    assert (tmp_path / "flows.csv").read_text().splitlines()[0].endswith(
+        ",".join(FLOW_DELAY_COLUMNS + ["size_bytes", "fct_s", "ideal_fct_s", "slowdown"])
+    )
+    assert (tmp_path / "links.csv").read_text().splitlines()[0].endswith(",".join(LINK_DELAY_COLUMNS + ["outage_drops"]))
+    f = result.flows.iloc[0]
+    rtt = result.trace("rtt")["rtt_s"]
+    # The sender's samples are the rtt trace's: an exact mean, quantiles within 1/32.
+    assert f["mean_rtt_s"] == pytest.approx(rtt.mean(), rel=1e-12)
+    for q, column in ((0.5, "rtt_p50_s"), (0.99, "rtt_p99_s")):
+        assert abs(f[column] / _nearest_rank(rtt, q) - 1) <= 1 / 32, column
+    # Every data packet is 1040 bytes on the wire: its latency is the path's fixed
+    # 0.832 + 1 + 8.32 + 10 ms plus what it waited in queues.
+    assert f["mean_latency_s"] - f["mean_queue_delay_s"] == pytest.approx(0.020152, abs=1e-12)
+    # A link's waits are those metrics.queue_delays reads off the hops trace, packet by packet.
+    from renolab import metrics
+
+    delays = metrics.queue_delays(result.trace("hops"))
+    links = result.links.set_index("link")
+    for link in ("access", "bottleneck"):
+        waits = delays.loc[delays["link"] == link, "delay_s"].to_numpy()
+        row = links.loc[link]
+        assert row["packets_sent"] == len(waits)
+        assert row["mean_queue_delay_s"] == pytest.approx(waits.mean(), rel=1e-9, abs=1e-12), link
+        for q, column in ((0.5, "queue_delay_p50_s"), (0.99, "queue_delay_p99_s")):
+            exact = _nearest_rank(waits, q)
+            assert row[column] == pytest.approx(exact, rel=1 / 32, abs=1e-9), (link, column)
+    assert links.loc["bottleneck", "mean_queue_packets"] > 0
+    assert links.loc["bottleneck/rev", "mean_queue_packets"] == 0
+
+
+def test_recording_traces_changes_no_figure(small_scenario):
+    plain = Scenario.from_dict(small_scenario).run()
+    traced = Scenario.from_dict(small_scenario).run(trace=["rtt", "queue"])
+    pd.testing.assert_frame_equal(plain.flows, traced.flows)
+    pd.testing.assert_frame_equal(plain.links, traced.links)
+
+
+def test_a_cbr_flow_has_no_rtt_and_its_queue_delay_is_that_of_its_packets(small_scenario):
+    small_scenario["flow"] = [{"name": "u", "kind": "cbr", "rate": "1.2Mbps", "packet_bytes": 1000,
+                               "src": "s1", "dst": "r1"}]
+    small_scenario["simulation"]["duration"] = "2s"
+    f = Scenario.from_dict(small_scenario).run().flows.iloc[0]
+    assert np.isnan(f["mean_rtt_s"]) and np.isnan(f["rtt_p50_s"]) and np.isnan(f["rtt_p99_s"])
+    # 1.2 Mb/s into a 1 Mb/s bottleneck: the queue fills and the packets wait.
+    assert f["mean_queue_delay_s"] > 0.01
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
@@ -230,14 +293,15 @@ def test_ns2_lines_for_hand_built_records():
     links = pd.DataFrame({"link": ["a", "a/rev", "b", "b/rev"], "from": ["s", "g", "g", "r"], "to": ["g", "s", "r", "g"]})
     flows = pd.DataFrame({"flow": ["f0", "f1"], "src": ["s", "s"], "dst": ["r", "r"]})
     dtype = np.dtype(list(TRACE_FIELDS["hops"]))
+    # time, link, event, kind, size, flow, seq, uid, ecn (Not-ECT)
     records = np.array(
         [
-            (0, 0, 0, 0, 1040, 1, 7, 3),  # + data of flow 1 on s->g
-            (1_000, 0, 1, 0, 1040, 1, 7, 3),  # -
-            (1_234_567, 0, 2, 0, 1040, 1, 7, 3),  # r at 0.0012346 s (ns-2 rounds to the microsecond)
-            (2_000_000, 3, 0, 1, 40, 1, 8, 3),  # slot 3 reused: + ACK of flow 1 on r->g
-            (2_500_000, 3, 3, 1, 40, 1, 8, 3),  # d
-            (1_500_000_000, 2, 0, 4, 200, 0, 0, 9),  # + datagram of flow 0 (not at its origin)
+            (0, 0, 0, 0, 1040, 1, 7, 3, 0),  # + data of flow 1 on s->g
+            (1_000, 0, 1, 0, 1040, 1, 7, 3, 0),  # -
+            (1_234_567, 0, 2, 0, 1040, 1, 7, 3, 0),  # r at 0.0012346 s (ns-2 rounds to the microsecond)
+            (2_000_000, 3, 0, 1, 40, 1, 8, 3, 0),  # slot 3 reused: + ACK of flow 1 on r->g
+            (2_500_000, 3, 3, 1, 40, 1, 8, 3, 0),  # d
+            (1_500_000_000, 2, 0, 4, 200, 0, 0, 9, 0),  # + datagram of flow 0 (not at its origin)
         ],
         dtype=dtype,
     )

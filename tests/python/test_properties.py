@@ -45,6 +45,9 @@ queues = st.one_of(
     st.integers(min_value=2, max_value=500).map(lambda n: {"kind": "red", "limit": n}),
     st.integers(min_value=1, max_value=500).map(lambda n: {"kind": "codel", "limit": n}),
     st.integers(min_value=1, max_value=500).map(lambda n: {"kind": "fq_codel", "limit": n, "flows": 16}),
+    st.tuples(st.integers(min_value=1, max_value=500), st.integers(min_value=0, max_value=20)).map(
+        lambda t: {"kind": "dualpi2", "limit": t[0], "step_thresh": t[1]}
+    ),
 )
 losses = st.one_of(
     st.none(),
@@ -117,7 +120,7 @@ hostile = st.one_of(
     st.booleans(),
     st.integers(min_value=-(2**63), max_value=2**64 - 1),
     st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(["", " ", "0", "-1ms", "1e400s", "1e18Gbps", "NaN", "inf", "10 Mbit", "\x00", "é", "1" * 400]),
+    st.sampled_from(["", " ", "0", "-1ms", "1e400s", "1e18Gbps", "NaN", "inf", "10 Mbits", "10 mbps", "\x00", "é", "1" * 400]),
     st.text(max_size=20),
     st.lists(st.integers(), max_size=3),
     st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),

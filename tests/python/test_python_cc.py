@@ -40,7 +40,7 @@ OUTCOME = [
 #: The columns of the core's own controllers in the ``cc`` trace (BBR's state), which come
 #: before a Python controller's (docs/outputs.md).
 CORE_CC_COLUMNS = ["mode", "btl_bw_bps", "min_rtt_s", "pacing_gain", "cwnd_gain", "pacing_rate_bps", "delivery_rate_bps",
-                   "w_max", "k_s", "epoch_start_s"]
+                   "w_max", "k_s", "epoch_start_s", "alpha", "frac_cwnd", "classic_ecn"]
 
 
 def _run(data: dict[str, Any], **kwargs: Any):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -167,3 +168,92 @@ def test_run_many_keeps_order_and_reduces(small_scenario: object) -> None:
 
 def _rows(result: object) -> int:
     return len(result.trace("cwnd"))  # type: ignore[attr-defined]
+
+
+# -- one reproduction per directory --------------------------------------------------------
+
+
+def _fake_study(tables: list[str]):
+    """A study that writes a table per name in *tables*, a scenario and its report."""
+    from conftest import small_scenario_dict
+
+    def reproduce(out: Path, quick: bool = False, workers: int | None = None) -> Path:
+        report = Report("fake", "A fake study", "Nobody (2030)", out, quick=quick)
+        for number in tables:
+            report.table(pd.DataFrame({"x": [1]}), number, "a table")
+        report.scenario("one point", small_scenario_dict())
+        return report.write()
+
+    return reproduce
+
+
+@pytest.fixture
+def fake_study(monkeypatch: pytest.MonkeyPatch):
+    """``renolab reproduce lee2001`` runs a fake study; ``fake_study(tables)`` says which
+    tables it writes."""
+    from renolab.cli import reproduce as cli_reproduce
+
+    def use(tables: list[str]) -> None:
+        monkeypatch.setattr(cli_reproduce, "reproducer", lambda name: _fake_study(tables))
+
+    return use
+
+
+def test_reproduce_replaces_its_earlier_files_and_lists_them(fake_study, tmp_path: Path) -> None:
+    out = tmp_path / "study"
+    fake_study(["Table 1", "Table 2"])
+    assert main(["reproduce", "lee2001", "--out", str(out)]) == 0
+    listing = json.loads((out / "reproduce.json").read_text())
+    assert listing["files"] == sorted(
+        ["report.html", "report.md", "scenarios/one-point.toml", "table-1.csv", "table-1.md", "table-2.csv", "table-2.md"]
+    )
+    # The next reproduction into it removes what the first wrote: no table 2 beside table 1.
+    fake_study(["Table 1"])
+    assert main(["reproduce", "lee2001", "--out", str(out)]) == 0
+    assert not (out / "table-2.csv").exists() and (out / "table-1.csv").is_file()
+    assert "table-2.csv" not in json.loads((out / "reproduce.json").read_text())["files"]
+
+
+def test_reproduce_refuses_a_directory_of_other_files_unless_forced(
+    fake_study, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_study(["Table 1"])
+    out = tmp_path / "study"
+    (out / "scenarios").mkdir(parents=True)
+    (out / "notes.txt").write_text("mine")
+    (out / "scenarios" / "mine.toml").write_text("# mine")
+    assert main(["reproduce", "lee2001", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "notes.txt" in err and "--force" in err, err
+    assert not (out / "report.md").exists()
+    assert main(["reproduce", "lee2001", "--out", str(out), "--force"]) == 0
+    listed = json.loads((out / "reproduce.json").read_text())["files"]
+    assert "notes.txt" not in listed and "scenarios/mine.toml" not in listed
+    # What it did not write stays, and stays foreign.
+    assert main(["reproduce", "lee2001", "--out", str(out)]) == 2
+    assert "notes.txt" in capsys.readouterr().err
+    assert main(["reproduce", "lee2001", "--out", str(out), "--force"]) == 0
+    assert (out / "notes.txt").read_text() == "mine" and (out / "scenarios" / "mine.toml").read_text() == "# mine"
+
+
+def test_reproduce_all_checks_every_study_directory_before_it_starts(
+    fake_study, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_study(["Table 1"])
+    out = tmp_path / "all"
+    (out / "fickling").mkdir(parents=True)
+    (out / "fickling" / "notes.txt").write_text("mine")
+    assert main(["reproduce", "all", "--out", str(out)]) == 2
+    assert "fickling/notes.txt" in capsys.readouterr().err
+    assert not (out / "lee2001").exists()
+    (out / "fickling" / "notes.txt").unlink()
+    (out / "notes.txt").write_text("mine")
+    assert main(["reproduce", "all", "--out", str(out)]) == 2
+    assert main(["reproduce", "all", "--out", str(out), "--force"]) == 0
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == sorted(experiments.STUDIES)
+    assert main(["reproduce", "all", "--out", str(out), "--force"]) == 0  # its own: replaced
+
+
+def test_reproduce_refuses_an_empty_out(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "lee2001", "--out", ""]) == 2
+    assert "--out: an empty path" in capsys.readouterr().err

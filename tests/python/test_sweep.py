@@ -358,6 +358,29 @@ def test_runs_and_summary_tables(reference):
     assert record["seed"] == 1 and record["flows"][0]["flow"] == "f1"
 
 
+def test_renolab_summary_prints_a_line_per_point_and_flow(reference, capsys):
+    runs, summary = reference
+    assert main(["summary", str(reference.out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "4 points, up to 3 runs each: mean ± half-width of the 95 % confidence interval (Student's t)"
+    assert lines[1].split()[:5] == ["link.bottleneck.rate", "flow.f1.variant", "flow", "runs", "goodput"]
+    assert "link.bottleneck.rate_bps" not in lines[1]  # the number behind "1Mbps" is not repeated
+    assert len(lines) == 2 + 4
+    first = lines[2].split()
+    assert first[:4] == ["1Mbps", "reno", "f1", "3"]
+    goodput = summary[(summary["point"] == 0) & (summary["metric"] == "goodput_bps")].iloc[0]
+    assert first[4:7] == [f"{goodput['mean'] / 1e6:.4g}", "±", f"{goodput['ci95'] / 1e6:.2g}"]
+    assert main(["summary", str(reference.out), "--metric", "retransmits,mean_rtt_s", "--flow", "f1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[-4:] == ["runs", "retransmits", "mean_rtt", "ms"]
+    rtt = summary[(summary["point"] == 0) & (summary["metric"] == "mean_rtt_s")].iloc[0]
+    assert f"{rtt['mean'] * 1e3:.4g} ± {rtt['ci95'] * 1e3:.2g}" in lines[2]
+    assert main(["summary", str(reference.out), "--metric", "goodput"]) == 2
+    assert "unknown metric 'goodput'; the summary has: bytes_delivered" in capsys.readouterr().err
+    assert main(["summary", str(reference.out / "runs")]) == 2
+    assert "not a sweep directory (no sweep.json)" in capsys.readouterr().err
+
+
 def test_results_are_identical_with_two_workers_and_on_a_dask_cluster(reference, tmp_path):
     distributed = pytest.importorskip("distributed")
     two = small_sweep().run(tmp_path / "two", workers=2, progress=False)

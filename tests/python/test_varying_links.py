@@ -102,7 +102,7 @@ def test_varying_rates_and_delays_give_their_mean_over_the_run_in_the_links_tabl
     assert links.loc["sat", "delay_s"] == pytest.approx((0.010 * 3 + 0.030 * 1) / 4)
     assert links.loc["sat", "outage_drops"] > 0
     # outage_drops is the last column: the columns before it never moved.
-    assert list(result.links.columns)[-3:] == ["delay_s", "marks", "outage_drops"]
+    assert list(result.links.columns)[-3:] == ["queue_delay_p99_s", "mean_queue_packets", "outage_drops"]
     drops = Scenario.from_dict(scenario.to_dict()).run(trace="drops").trace("drops")
     outage = drops[drops["cause"] == "outage"]
     assert len(outage) == links.loc["sat", "outage_drops"] + links.loc["sat/rev", "outage_drops"]

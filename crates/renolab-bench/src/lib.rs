@@ -71,6 +71,7 @@ pub fn sender(variant: &str, window: u32) -> TcpSender {
         clock_phase: None,
         pacing: false,
         ecn: false,
+        accecn: false,
     };
     let transfer = Transfer {
         mss: 1460,

@@ -7,7 +7,8 @@
 //!
 //! - [`time`] and [`units`]: integer nanoseconds, bits per second, byte counts, and the
 //!   parsers for `"10Mbps"`-style quantities; [`schedule`]: values that change at given
-//!   instants.
+//!   instants; [`histogram`], the fixed-size log-linear histogram behind every delay
+//!   quantile a run reports.
 //! - [`rng`]: one seeded random stream per component, derived from the scenario seed and the
 //!   component's name.
 //! - [`engine`]: the event scheduler, ordered by `(time, insertion order)`, holding
@@ -42,6 +43,7 @@
 
 pub mod app;
 pub mod engine;
+pub mod histogram;
 pub mod loss;
 pub mod net;
 pub mod packet;

@@ -46,20 +46,113 @@ fn scaled(value: f64, scale: f64, what: &str) -> Result<u64, String> {
     Ok(v.round() as u64)
 }
 
-/// Parses a rate such as `"100Mbps"`, `"1.5 Mbps"`, `"10Gbps"`, `"64Kbps"` or `"9600bps"`.
-/// Decimal prefixes (1 Mbps = 10^6 bit/s), as ns-2 and link vendors use them.
+/// A rate unit: its spelling and what one of it is worth in bits per second.
+struct RateUnit {
+    /// The spelling, matched exactly (units are case-sensitive).
+    name: &'static str,
+    /// Decimal prefix: the unit is 10^`power` bits or bytes per second.
+    power: i32,
+    /// True when the unit counts bytes (eight bits each).
+    bytes: bool,
+}
+
+const fn bits(name: &'static str, power: i32) -> RateUnit {
+    RateUnit {
+        name,
+        power,
+        bytes: false,
+    }
+}
+
+const fn bytes(name: &'static str, power: i32) -> RateUnit {
+    RateUnit {
+        name,
+        power,
+        bytes: true,
+    }
+}
+
+/// Every rate unit. A lower-case `b` counts bits and an upper-case `B` bytes, as in SI and
+/// IEC 80000-13; `k` or `K` is kilo, `M` mega, `G` giga, all decimal (1 Mbps = 10^6 bit/s,
+/// as ns-2 and link vendors count). A spelling that matches one of these only when case is
+/// ignored (`mbps`: Mbps to most people, megabytes per second to Linux's `tc`) is refused
+/// with its meanings, not guessed.
+const RATE_UNITS: &[RateUnit] = &[
+    bits("bps", 0),
+    bits("bit/s", 0),
+    bits("b/s", 0),
+    bits("bit", 0),
+    bits("kbps", 3),
+    bits("Kbps", 3),
+    bits("kbit/s", 3),
+    bits("Kbit/s", 3),
+    bits("kb/s", 3),
+    bits("Kb/s", 3),
+    bits("kbit", 3),
+    bits("Kbit", 3),
+    bits("Mbps", 6),
+    bits("Mbit/s", 6),
+    bits("Mb/s", 6),
+    bits("Mbit", 6),
+    bits("Gbps", 9),
+    bits("Gbit/s", 9),
+    bits("Gb/s", 9),
+    bits("Gbit", 9),
+    bytes("Bps", 0),
+    bytes("B/s", 0),
+    bytes("kBps", 3),
+    bytes("KBps", 3),
+    bytes("kB/s", 3),
+    bytes("KB/s", 3),
+    bytes("MBps", 6),
+    bytes("MB/s", 6),
+    bytes("GBps", 9),
+    bytes("GB/s", 9),
+];
+
+impl RateUnit {
+    /// Bits per second in one of this unit.
+    fn scale(&self) -> f64 {
+        10f64.powi(self.power) * if self.bytes { 8.0 } else { 1.0 }
+    }
+
+    /// What the unit means, in words: `"Mbps" = megabits/s`.
+    fn meaning(&self) -> String {
+        let prefix = match self.power {
+            3 => "kilo",
+            6 => "mega",
+            9 => "giga",
+            _ => "",
+        };
+        let quantum = if self.bytes { "bytes" } else { "bits" };
+        format!("{:?} = {prefix}{quantum}/s", self.name)
+    }
+}
+
+/// Parses a rate such as `"100Mbps"`, `"1.5 Mbps"`, `"10Gbit"`, `"64kbps"` or `"9600bps"`
+/// (bits per second), or `"50MBps"`, `"50MB/s"` (bytes per second: 400 Mb/s); see
+/// [`RATE_UNITS`] for every spelling.
 pub fn parse_rate(text: &str) -> Result<BitsPerSec, String> {
-    let hint = "use e.g. \"10Mbps\" (units: bps, Kbps, Mbps, Gbps)";
+    let hint = "use e.g. \"10Mbps\" (bits/s: bps, kbps, Mbps, Gbps, or Mbit, Mbit/s, Mb/s; \
+                bytes/s: Bps, KBps, MBps, GBps, or MB/s)";
     let (value, unit) =
         split_number(text).ok_or_else(|| format!("{text:?} is not a rate; {hint}"))?;
-    let scale = match unit.to_ascii_lowercase().as_str() {
-        "bps" | "b/s" => 1.0,
-        "kbps" | "kb/s" => 1e3,
-        "mbps" | "mb/s" => 1e6,
-        "gbps" | "gb/s" => 1e9,
-        _ => return Err(format!("{text:?} is not a rate; {hint}")),
+    let Some(known) = RATE_UNITS.iter().find(|u| u.name == unit) else {
+        let alike: Vec<String> = RATE_UNITS
+            .iter()
+            .filter(|u| u.name.eq_ignore_ascii_case(unit))
+            .map(RateUnit::meaning)
+            .collect();
+        return Err(match alike.as_slice() {
+            [] => format!("{text:?} is not a rate; {hint}"),
+            [one] => format!("{text:?}: units are case-sensitive; did you mean {one}?"),
+            many => format!(
+                "{text:?} is ambiguous: {}; units are case-sensitive, write one of them",
+                many.join(", ")
+            ),
+        });
     };
-    let bps = scaled(value, scale, "rate").map_err(|e| format!("{text:?} {e}; {hint}"))?;
+    let bps = scaled(value, known.scale(), "rate").map_err(|e| format!("{text:?} {e}; {hint}"))?;
     if bps == 0 {
         return Err(format!("{text:?}: a rate must be positive; {hint}"));
     }
@@ -110,15 +203,53 @@ mod tests {
         assert_eq!(parse_rate("1.5 Mbps"), Ok(BitsPerSec(1_500_000)));
         assert_eq!(parse_rate("10Gbps"), Ok(BitsPerSec(10_000_000_000)));
         assert_eq!(parse_rate("64Kbps"), Ok(BitsPerSec(64_000)));
+        assert_eq!(parse_rate("64kbps"), Ok(BitsPerSec(64_000)));
+    }
+
+    #[test]
+    fn a_lower_case_b_counts_bits_and_an_upper_case_b_bytes() {
+        for text in ["50Mbps", "50Mbit", "50Mbit/s", "50Mb/s", "50 Mbit"] {
+            assert_eq!(parse_rate(text), Ok(BitsPerSec(50_000_000)), "{text}");
+        }
+        for text in ["50MBps", "50MB/s", "50 MBps"] {
+            assert_eq!(parse_rate(text), Ok(BitsPerSec(400_000_000)), "{text}");
+        }
+        assert_eq!(parse_rate("1Gbit"), Ok(BitsPerSec(1_000_000_000)));
+        assert_eq!(parse_rate("2GB/s"), Ok(BitsPerSec(16_000_000_000)));
+        assert_eq!(parse_rate("1500Bps"), Ok(BitsPerSec(12_000)));
+        assert_eq!(parse_rate("1.25KBps"), Ok(BitsPerSec(10_000)));
+        assert_eq!(parse_rate("9600bit/s"), Ok(BitsPerSec(9_600)));
+    }
+
+    #[test]
+    fn a_spelling_that_differs_only_in_case_is_refused_with_its_meanings() {
+        let e = parse_rate("50mbps").unwrap_err();
+        assert_eq!(
+            e,
+            "\"50mbps\" is ambiguous: \"Mbps\" = megabits/s, \"MBps\" = megabytes/s; \
+             units are case-sensitive, write one of them"
+        );
+        let e = parse_rate("50mb/s").unwrap_err();
+        assert!(
+            e.contains("\"Mb/s\" = megabits/s, \"MB/s\" = megabytes/s"),
+            "{e}"
+        );
+        let e = parse_rate("50mbit").unwrap_err();
+        assert_eq!(
+            e,
+            "\"50mbit\": units are case-sensitive; did you mean \"Mbit\" = megabits/s?"
+        );
+        assert!(parse_rate("1GBPS").unwrap_err().contains("ambiguous"));
     }
 
     #[test]
     fn bad_rates_say_what_is_allowed() {
-        let e = parse_rate("10 Mbit").unwrap_err();
+        let e = parse_rate("10 Mbits").unwrap_err();
         assert!(e.contains("is not a rate"), "{e}");
-        assert!(e.contains("Mbps"), "{e}");
+        assert!(e.contains("Mbps") && e.contains("MBps"), "{e}");
         assert!(parse_rate("-5Mbps").is_err());
         assert!(parse_rate("0Mbps").is_err());
+        assert!(parse_rate("10").is_err(), "a rate needs its unit");
     }
 
     #[test]

@@ -134,6 +134,23 @@ pub struct HostReport {
     /// Datagrams the kernel dropped in the TUN device before the emulator read them
     /// (expected 0), if `ip` could tell.
     pub tun_tx_dropped: Option<u64>,
+    /// The TUN device's offloads after set-up (what `renolab emulate` set: GSO as the
+    /// flows sent from this host ask, `ethtool -K`).
+    pub offloads: Option<Offloads>,
+}
+
+/// Segmentation and receive offloads of a device, as `ethtool -k` shows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Offloads {
+    /// `tcp-segmentation-offload` (the device segments; never on for a TUN device without
+    /// `TUNSETOFFLOAD`).
+    pub tso: bool,
+    /// `generic-segmentation-offload`: the stack builds super-packets of several segments
+    /// and segments them in software just before the driver (`NETIF_F_SOFT_FEATURES`: on
+    /// for every device unless switched off).
+    pub gso: bool,
+    /// `generic-receive-offload` (a TUN device without NAPI never coalesces).
+    pub gro: bool,
 }
 
 /// How the emulation went.

@@ -2,6 +2,8 @@
 //! bytes `getsockopt(TCP_INFO)` returns, so that older kernels (which return a shorter
 //! struct) are read correctly: a field beyond the returned length is `None`.
 
+use renolab_core::tcp::cc::CcState;
+
 /// `snd_ssthresh` of a connection that has not left slow start (`TCP_INFINITE_SSTHRESH`).
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 
@@ -27,6 +29,8 @@ pub struct TcpInfo {
     pub snd_cwnd: u32,
     /// `tcpi_total_retrans`: segments retransmitted over the connection's life.
     pub total_retrans: u32,
+    /// `tcpi_pacing_rate`, payload bytes per second (Linux 3.15; `u64::MAX`: not pacing).
+    pub pacing_rate: Option<u64>,
     /// `tcpi_bytes_acked` (Linux 4.1).
     pub bytes_acked: Option<u64>,
     /// `tcpi_min_rtt`, microseconds (Linux 4.10).
@@ -66,6 +70,7 @@ impl TcpInfo {
             snd_ssthresh: u32_at(b, 76)?,
             snd_cwnd: u32_at(b, 80)?,
             total_retrans: u32_at(b, 100)?,
+            pacing_rate: u64_at(b, 104),
             bytes_acked: u64_at(b, 120),
             min_rtt_us: u32_at(b, 148),
             delivery_rate: u64_at(b, 160),
@@ -84,6 +89,75 @@ impl TcpInfo {
             self.snd_ssthresh as f64
         }
     }
+}
+
+/// BBR's `struct tcp_bbr_info` (`TCP_CC_INFO`, `include/uapi/linux/inet_diag.h`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BbrInfo {
+    /// `bbr_bw_lo | bbr_bw_hi << 32`: the bandwidth estimate, payload bytes per second.
+    pub bw: u64,
+    /// `bbr_min_rtt`, microseconds.
+    pub min_rtt_us: u32,
+    /// `bbr_pacing_gain`, in 1/256.
+    pub pacing_gain: u32,
+    /// `bbr_cwnd_gain`, in 1/256.
+    pub cwnd_gain: u32,
+}
+
+/// `BBR_UNIT`: gains are in 1/256.
+const BBR_UNIT: f64 = 256.0;
+
+impl BbrInfo {
+    /// Reads the 20 bytes BBR returns; `None` for anything shorter (another controller).
+    pub fn parse(b: &[u8]) -> Option<BbrInfo> {
+        Some(BbrInfo {
+            bw: u32_at(b, 0)? as u64 | (u32_at(b, 4)? as u64) << 32,
+            min_rtt_us: u32_at(b, 8)?,
+            pacing_gain: u32_at(b, 12)?,
+            cwnd_gain: u32_at(b, 16)?,
+        })
+    }
+
+    /// BBR's mode, as the `cc` trace names it, told from the gains (`bbr_update_gains()`):
+    /// Startup paces and sizes the window at the high gain (2.89), Drain paces below one
+    /// at that window gain, ProbeRTT runs both at one, ProbeBW sizes the window at two.
+    pub fn mode(&self) -> &'static str {
+        let (pacing, cwnd) = (
+            self.pacing_gain as f64 / BBR_UNIT,
+            self.cwnd_gain as f64 / BBR_UNIT,
+        );
+        match () {
+            _ if cwnd > 2.5 && pacing > 1.0 => "startup",
+            _ if cwnd > 2.5 => "drain",
+            _ if cwnd <= 1.0 && pacing <= 1.0 => "probe_rtt",
+            _ => "probe_bw",
+        }
+    }
+}
+
+/// The `cc` trace's row for the kernel's state: pacing and delivery rates and the min RTT
+/// from `TCP_INFO`, and BBR's estimate, gains and mode from `TCP_CC_INFO`.
+pub fn cc_state(info: &TcpInfo, bbr: Option<&BbrInfo>) -> CcState {
+    let bps = |bytes: u64| bytes as f64 * 8.0;
+    let nan = f64::NAN;
+    let mut state = CcState::default()
+        .with(
+            "min_rtt_ns",
+            info.min_rtt_us.map_or(nan, |us| us as f64 * 1e3),
+        )
+        .with(
+            "pacing_rate_bps",
+            info.pacing_rate.filter(|&r| r != u64::MAX).map_or(nan, bps),
+        )
+        .with("delivery_rate_bps", info.delivery_rate.map_or(nan, bps));
+    if let Some(b) = bbr {
+        state = state
+            .with_mode(b.mode())
+            .with("btl_bw_bps", bps(b.bw))
+            .with("pacing_gain", b.pacing_gain as f64 / BBR_UNIT)
+            .with("cwnd_gain", b.cwnd_gain as f64 / BBR_UNIT);
+    }
+    state
 }
 
 #[cfg(test)]
@@ -108,5 +182,62 @@ mod tests {
         assert_eq!((old.bytes_retrans, old.total_rto), (None, None));
         assert_eq!(old.min_rtt_us, Some(0));
         assert_eq!(TcpInfo::parse(&b[..100]), None);
+    }
+
+    #[test]
+    fn bbr_info_gives_the_estimate_and_the_mode_from_the_gains() {
+        let mut b = [0u8; 20];
+        let words: [u32; 5] = [2_500_000, 1, 20_150, 739, 739];
+        for (i, w) in words.iter().enumerate() {
+            b[4 * i..4 * i + 4].copy_from_slice(&w.to_ne_bytes());
+        }
+        let info = BbrInfo::parse(&b).unwrap();
+        assert_eq!(info.bw, 2_500_000 + (1 << 32));
+        assert_eq!((info.min_rtt_us, info.mode()), (20_150, "startup"));
+        let with = |pacing, cwnd| {
+            BbrInfo {
+                pacing_gain: pacing,
+                cwnd_gain: cwnd,
+                ..info
+            }
+            .mode()
+        };
+        assert_eq!(with(88, 739), "drain");
+        assert_eq!(with(320, 512), "probe_bw"); // probing
+        assert_eq!(with(192, 512), "probe_bw"); // draining
+        assert_eq!(with(256, 256), "probe_rtt");
+        assert_eq!(BbrInfo::parse(&b[..16]), None); // not BBR
+    }
+
+    #[test]
+    fn the_cc_row_has_rates_in_bits_and_no_pacing_rate_when_unlimited() {
+        let mut b = vec![0u8; LEN];
+        b[104..112].copy_from_slice(&u64::MAX.to_ne_bytes());
+        b[148..152].copy_from_slice(&20_000u32.to_ne_bytes());
+        b[160..168].copy_from_slice(&1_250_000u64.to_ne_bytes());
+        let info = TcpInfo::parse(&b).unwrap();
+        let row = cc_state(&info, None);
+        assert!(row.named("pacing_rate_bps").is_nan());
+        assert_eq!(row.named("delivery_rate_bps"), 10e6);
+        assert_eq!(row.named("min_rtt_ns"), 20e6);
+        assert!(row.named("mode").is_nan() && row.named("btl_bw_bps").is_nan());
+        b[104..112].copy_from_slice(&2_500_000u64.to_ne_bytes());
+        let row = cc_state(&TcpInfo::parse(&b).unwrap(), None);
+        assert_eq!(row.named("pacing_rate_bps"), 20e6);
+        let bbr = BbrInfo {
+            bw: 1_250_000,
+            min_rtt_us: 20_000,
+            pacing_gain: 256,
+            cwnd_gain: 512,
+        };
+        let row = cc_state(&TcpInfo::parse(&b).unwrap(), Some(&bbr));
+        let probe_bw = renolab_core::tcp::cc::cc_modes()
+            .iter()
+            .position(|m| *m == "probe_bw");
+        assert_eq!(row.named("mode"), probe_bw.unwrap() as f64);
+        assert_eq!(
+            (row.named("btl_bw_bps"), row.named("cwnd_gain")),
+            (10e6, 2.0)
+        );
     }
 }

@@ -116,6 +116,13 @@ fn extend<'py>(py: Python<'py>, e: &Emulation) -> PyResult<Bound<'py, PyDict>> {
         }
         d.set_item("sysctls", sysctls)?;
         d.set_item("tun_tx_dropped", h.tun_tx_dropped)?;
+        if let Some(o) = h.offloads {
+            let offloads = PyDict::new(py);
+            offloads.set_item("tso", o.tso)?;
+            offloads.set_item("gso", o.gso)?;
+            offloads.set_item("gro", o.gro)?;
+            d.set_item("offloads", offloads)?;
+        }
         hosts.append(d)?;
     }
     em.set_item("hosts", hosts)?;

@@ -66,6 +66,10 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&flows, "latency_p50_s", f, |r| r.latency_p50_s)?;
     column(&flows, "latency_p99_s", f, |r| r.latency_p99_s)?;
     column(&flows, "jitter_s", f, |r| r.jitter_s)?;
+    column(&flows, "mean_rtt_s", f, |r| r.mean_rtt_s)?;
+    column(&flows, "rtt_p50_s", f, |r| r.rtt_p50_s)?;
+    column(&flows, "rtt_p99_s", f, |r| r.rtt_p99_s)?;
+    column(&flows, "mean_queue_delay_s", f, |r| r.mean_queue_delay_s)?;
     column(&flows, "size_bytes", f, |r| r.size_bytes)?;
     column(&flows, "fct_s", f, |r| r.fct_s())?;
     column(&flows, "ideal_fct_s", f, |r| r.ideal_fct_s())?;
@@ -89,6 +93,17 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&links, "utilisation", l, |r| r.utilisation)?;
     column(&links, "max_queue", l, |r| r.max_queue)?;
     column(&links, "marks", l, |r| r.stats.marks)?;
+    column(&links, "l_packets", l, |r| r.dual.l_packets)?;
+    column(&links, "l_marks", l, |r| r.dual.l_marks)?;
+    column(&links, "l_step_marks", l, |r| r.dual.l_step_marks)?;
+    column(&links, "l_drops", l, |r| r.dual.l_drops)?;
+    column(&links, "c_packets", l, |r| r.dual.c_packets)?;
+    column(&links, "c_marks", l, |r| r.dual.c_marks)?;
+    column(&links, "c_drops", l, |r| r.dual.c_drops)?;
+    column(&links, "mean_queue_delay_s", l, |r| r.mean_queue_delay_s)?;
+    column(&links, "queue_delay_p50_s", l, |r| r.queue_delay_p50_s)?;
+    column(&links, "queue_delay_p99_s", l, |r| r.queue_delay_p99_s)?;
+    column(&links, "mean_queue_packets", l, |r| r.mean_queue_packets)?;
     column(&links, "outage_drops", l, |r| r.stats.outage_drops)?;
 
     let stations = PyDict::new(py);

@@ -6,7 +6,8 @@ use renolab_core::units;
 
 use crate::errors::catch_panic;
 
-/// A rate such as `"10Mbps"` in bits per second; `ValueError` saying what is allowed otherwise.
+/// A rate such as `"10Mbps"` or `"50MBps"` (bytes) in bits per second; `ValueError` saying what
+/// is allowed otherwise (or both meanings of an ambiguous `"50mbps"`).
 #[pyfunction]
 fn parse_rate(text: &str) -> PyResult<u64> {
     catch_panic("parse_rate", || {

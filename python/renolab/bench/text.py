@@ -8,6 +8,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Callable
 
+from renolab._text import aligned
 from renolab.bench.measure import Run
 from renolab.units import duration_ns
 
@@ -41,12 +42,7 @@ def peak_rss(runs: Sequence[Run]) -> str:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     """*headers* and *rows* as aligned lines: the first column left, the others right."""
-    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-
-    return [line(headers), *(line(r) for r in rows)]
+    return aligned(headers, rows)
 
 
 def rate_text(bps: int) -> str:

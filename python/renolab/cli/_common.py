@@ -24,6 +24,11 @@ def fail(message: object, code: int) -> int:
     return code
 
 
+def names(text: str) -> list[str]:
+    """The names of a comma-separated option value (``--trace cwnd,seq``), blanks left out."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
 def check_workers(workers: int | None) -> None:
     """``--workers N`` must be at least 1."""
     if workers is not None and workers < 1:

@@ -8,9 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SIMULATION_FAILED, fail
+from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SIMULATION_FAILED, fail, names
 from renolab.cli.run import (
-    _trace_names,
     add_output_arguments,
     format_flows_table,
     interrupted,
@@ -34,10 +33,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--trace",
         metavar="NAME[,NAME...]",
-        type=_trace_names,
+        type=names,
         action="append",
         default=[],
-        help="record traces: cwnd, rtt (from TCP_INFO), seq, queue, drops, hops (repeatable or comma-separated)",
+        help="record traces: cwnd, rtt, cc (from TCP_INFO), seq, queue, drops, hops (repeatable or comma-separated)",
     )
     p.add_argument("--format", choices=["parquet", "csv"], default="parquet", help="file format of the traces")
     p.add_argument("--pcap", action="store_true", help="write one pcap file per link (real datagrams) into DIR/pcap")

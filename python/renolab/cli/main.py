@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "emulate": ("renolab.cli.emulate", "run the TCP flows with real Linux kernels (root)"),
     "check": ("renolab.cli.check", "validate a scenario without running it"),
     "sweep": ("renolab.cli.sweep", "run a parameter sweep in parallel (resumable)"),
+    "summary": ("renolab.cli.summary", "print the summary table of a finished sweep"),
     "bench": ("renolab.cli.bench", "measure renolab's speed, side by side with ns-2"),
     "plot": ("renolab.cli.plot", "draw the figures of a run or sweep directory (PNG, SVG)"),
     "export": ("renolab.cli.export", "write the scenario for another simulator (ns2)"),
@@ -44,6 +45,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "emulate": ("sudo renolab emulate examples/lee2001_w640.toml --out out/kernel --trace cwnd",),
     "check": ("renolab check examples/dumbbell_red.toml",),
     "sweep": ("renolab sweep examples/sweep_variants.toml --out out/variants --workers 2",),
+    "summary": ("renolab summary out/variants", "renolab summary out/variants --metric goodput_bps,jain --flow f1"),
     "bench": ("renolab bench --repeat 1",),
     "plot": (
         "renolab plot out/demo --kind cwnd,seq --flow f1",

@@ -7,13 +7,9 @@ import argparse
 import re
 from pathlib import Path
 
-from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, UsageError, fail
+from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, UsageError, fail, names
 from renolab.plot import KINDS, save_figures
 from renolab.results import Result
-
-
-def _names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--kind",
         metavar="KIND[,KIND...]",
-        type=_names,
+        type=names,
         action="append",
         help=f"run figures to draw: {', '.join(KINDS)} (default: every one the recorded traces allow)",
     )
@@ -30,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--link",
         metavar="NAME[,NAME...]",
-        type=_names,
+        type=names,
         action="append",
         help="link directions of the queue figure (default: the flows' bottlenecks)",
     )
@@ -40,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         metavar="FMT[,FMT...]",
-        type=_names,
+        type=names,
         default=None,
         help="image formats: png, svg, pdf (default png)",
     )

@@ -1,5 +1,7 @@
-"""``renolab reproduce STUDY [--out DIR] [--quick] [--workers N]``: reproduce a published
-study (:mod:`renolab.experiments`); ``all`` runs every study into ``DIR/<study>/``."""
+"""``renolab reproduce STUDY [--out DIR] [--quick] [--workers N] [--force]``: reproduce a
+published study (:mod:`renolab.experiments`); ``all`` runs every study into
+``DIR/<study>/``. A study's directory holds one reproduction, as a run directory holds one
+run (:func:`renolab.outdir.study_directory`)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 
 from renolab.cli._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SIMULATION_FAILED, UsageError, check_workers, fail
 from renolab.experiments import STUDIES, StudyNotAvailable, reproducer
+from renolab.outdir import checked_path, studies_directory, study_directory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: every core)")
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a directory holding files renolab reproduce did not write (they stay; "
+        "without it such a directory is refused)",
+    )
+    parser.add_argument(
         "--emulate",
         action="store_true",
         help="run the study with real Linux kernels through the emulated path (charalambous1998; root)",
@@ -33,12 +42,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Exit 0, or 2 (unknown / unavailable study, bad option)."""
+    """Exit 0, or 2 (unknown / unavailable study, bad option, a directory holding files
+    renolab reproduce did not write)."""
     check_workers(args.workers)
     study: str = args.study
     if study != "all" and study not in STUDIES:
         raise UsageError(f"unknown study {study!r}; studies: {', '.join([*STUDIES, 'all'])}")
-    out = Path(args.out) if args.out else Path(f"reproduce-{study}")
+    try:
+        out = checked_path(args.out) if args.out is not None else Path(f"reproduce-{study}")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     names = list(STUDIES) if study == "all" else [study]
     if args.emulate:
         if names != ["charalambous1998"]:
@@ -48,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
         reason = unsupported_reason()
         if reason:
             return fail(reason, EXIT_BAD_INPUT)
+    if study == "all":
+        studies_directory(out, names, force=args.force)
     missing = []
     for name in names:
         try:
@@ -58,17 +73,17 @@ def run(args: argparse.Namespace) -> int:
             missing.append(name)
             print(f"{name}: not available yet, skipped", file=sys.stderr)
             continue
-        target = out / name if study == "all" else out
         start = time.perf_counter()
-        if args.emulate:
-            from renolab.emulate import EmulationError
+        with study_directory(out / name if study == "all" else out, force=args.force) as directory:
+            if args.emulate:
+                from renolab.emulate import EmulationError
 
-            try:
-                report = reproduce(target, quick=bool(args.quick), workers=args.workers, emulate=True)
-            except EmulationError as exc:
-                return fail(f"emulation failed: {exc}", EXIT_SIMULATION_FAILED)
-        else:
-            report = reproduce(target, quick=bool(args.quick), workers=args.workers)
+                try:
+                    report = reproduce(directory, quick=bool(args.quick), workers=args.workers, emulate=True)
+                except EmulationError as exc:
+                    return fail(f"emulation failed: {exc}", EXIT_SIMULATION_FAILED)
+            else:
+                report = reproduce(directory, quick=bool(args.quick), workers=args.workers)
         html = Path(report).with_suffix(".html")
         also = f" and {html.name}" if html.is_file() else ""
         print(f"{name}: wrote {report}{also} ({time.perf_counter() - start:.1f} s)")

@@ -24,15 +24,13 @@ from renolab.cli._common import (
     UsageError,
     add_allow_python,
     fail,
+    names,
 )
 from renolab.scenario import RunError, RunInterrupted, Scenario
+from renolab.stats import jain_index
 
 if TYPE_CHECKING:
     from renolab.results import Result
-
-
-def _trace_names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def add_arguments(run: argparse.ArgumentParser) -> None:
@@ -46,7 +44,7 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--trace",
         metavar="NAME[,NAME...]",
-        type=_trace_names,
+        type=names,
         action="append",
         default=[],
         help="record traces: cwnd, seq, rtt, queue, drops, hops, cc (repeatable or comma-separated)",
@@ -136,9 +134,11 @@ def interrupted(exc: RunInterrupted, out: str) -> int:
     """The line and exit status of a run stopped by Ctrl-C, SIGTERM or SIGHUP (128 + the
     signal's number, as a shell reports a process it killed)."""
     s = exc.result.summary
+    cut = sorted(name for name, state in (s.get("traces") or {}).items() if not state.get("complete", True))
+    cut_line = f"; traces not written whole: {', '.join(cut)} (summary.json: traces)" if cut else ""
     return fail(
         f"interrupted at t = {s['sim_time_s']:.6g} s ({s['events']} events); what was collected is in "
-        f"{out} (summary.json: stop_reason = \"interrupted\")",
+        f"{out} (summary.json: stop_reason = \"interrupted\"){cut_line}",
         exit_status_of(exc),
     )
 
@@ -176,11 +176,13 @@ def run_and_save(
     --out is checked first (not empty; room on its disk for the traces, roughly), then
     locked and cleared of an earlier run's files (:mod:`renolab.outdir`). A run stopped by
     Ctrl-C (:class:`RunInterrupted`) or short of memory or of room for a trace
-    (:class:`RunError`) is written as far as it went, then its exception goes on."""
+    (:class:`RunError`) is written as far as it went, then its exception goes on; the traces
+    of an interrupted run get a few seconds (:data:`renolab.saving.INTERRUPTED_WRITE_S`)."""
     import shutil
     import tempfile
 
     from renolab.outdir import checked_path, run_directory
+    from renolab.saving import INTERRUPTED_WRITE_S
 
     try:
         out_path = checked_path(args.out)
@@ -199,7 +201,13 @@ def run_and_save(
             except (RunInterrupted, RunError) as exc:  # keep what the run collected
                 result, stopped = exc.result, exc
             written = result._save_into(
-                out, format=args.format, traces=traces, ns2_trace=ns2_trace, pcap_from=pcap, discard_raw=True
+                out,
+                format=args.format,
+                traces=traces,
+                ns2_trace=ns2_trace,
+                pcap_from=pcap,
+                discard_raw=True,
+                time_limit_s=INTERRUPTED_WRITE_S if isinstance(stopped, RunInterrupted) else None,
             )
         finally:
             for directory in (scratch, pcap):
@@ -277,9 +285,14 @@ TABLE_FLOWS = 200
 
 def format_flows_table(result: Result) -> str:
     """Render the per-flow results as an aligned plain-text table (from the result's rows:
-    no DataFrame is built), the first :data:`TABLE_FLOWS` of them."""
-    headers = ["flow", "variant", "bytes", "completion s", "throughput Mb/s", "retx", "timeouts", "drops"]
+    no DataFrame is built), with each flow's share of the goodput through its bottleneck
+    and, per bottleneck that flows share, Jain's index of those goodputs; the table lists the
+    first :data:`TABLE_FLOWS` flows (the shares and indices count them all)."""
+    from renolab._text import aligned
+
     records = result._records("flows")
+    groups = _bottleneck_goodputs(records)
+    headers = ["flow", "variant", "bytes", "completion s", "throughput Mb/s", "retx", "timeouts", "drops", "share"]
     rows = [
         [
             str(row["flow"]),
@@ -290,19 +303,36 @@ def format_flows_table(result: Result) -> str:
             str(int(row["retransmits"])),
             str(int(row["timeouts"])),
             str(int(row["drops"])),
+            _fmt_float(_share(row, groups), "{:.1%}"),
         ]
         for row in records[:TABLE_FLOWS]
     ]
-    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows)]
-    left_aligned = {0, 1}
+    lines = aligned(headers, rows, left=(0, 1))
+    lines += [
+        f'Jain\'s index over the {len(goodputs)} flows through "{bottleneck}": '
+        f"{_fmt_float(jain_index(goodputs), '{:.4f}')} (1 = equal goodputs; share = a flow's part of their sum)"
+        for bottleneck, goodputs in groups.items()
+        if len(goodputs) > 1
+    ]
+    if len(records) > TABLE_FLOWS:
+        lines.append(f"... and {len(records) - TABLE_FLOWS} more flows (flows.csv has every one)")
+    return "\n".join(lines)
 
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(
-            cell.ljust(w) if i in left_aligned else cell.rjust(w) for i, (cell, w) in enumerate(zip(cells, widths))
-        ).rstrip()
 
-    more = [f"... and {len(records) - TABLE_FLOWS} more flows (flows.csv has every one)"] if len(records) > TABLE_FLOWS else []
-    return "\n".join([line(headers), *(line(r) for r in rows), *more])
+def _bottleneck_goodputs(records: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """The goodputs of the flows through each bottleneck link direction, in flow order."""
+    groups: dict[str, list[float]] = {}
+    for row in records:
+        if row.get("bottleneck") is not None and row.get("goodput_bps") is not None:
+            groups.setdefault(str(row["bottleneck"]), []).append(float(row["goodput_bps"]))
+    return groups
+
+
+def _share(row: dict[str, Any], groups: dict[str, list[float]]) -> float | None:
+    """A flow's goodput over the summed goodput of the flows through its bottleneck."""
+    total = sum(groups.get(str(row.get("bottleneck")), []))
+    goodput = row.get("goodput_bps")
+    return goodput / total if goodput is not None and total > 0 else None
 
 
 def _fmt_float(value: Any, fmt: str) -> str:

@@ -31,8 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bytes-tol", type=float, metavar="F",
                    help=f"relative tolerance on delivered bytes (default {d.bytes_delivered})")
     p.add_argument("--drops-tol", type=float, metavar="F", help=f"relative tolerance on drops (default {d.drops})")
-    p.add_argument("--retransmits-tol", type=float, metavar="N", help="retransmissions that may differ (default 0)")
-    p.add_argument("--timeouts-tol", type=float, metavar="N", help="timeouts that may differ (default 0)")
+    p.add_argument("--retransmits-tol", type=float, metavar="N",
+                   help=f"retransmissions that may differ (default {d.retransmits:g})")
+    p.add_argument("--timeouts-tol", type=float, metavar="N", help=f"timeouts that may differ (default {d.timeouts:g})")
     p.add_argument("--ns", default="ns", metavar="PATH", help="the ns-2 command (default: ns)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 

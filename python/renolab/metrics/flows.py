@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from renolab import stats
 from renolab.metrics._common import Number
 from renolab.routing import bottleneck_rows, flow_path
 
@@ -18,16 +19,11 @@ def jain_index(values: Iterable[Number]) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2) of the allocations *values*.
 
     1 when all are equal, 1/n when one gets everything; NaN for no values or all zeros.
-    Missing values (NaN) are left out.
+    Missing values (NaN) are left out.  (:func:`renolab.stats.jain_index`.)
     """
-    x = np.asarray(list(values) if not isinstance(values, (np.ndarray, pd.Series)) else values, dtype=np.float64)
-    x = x[~np.isnan(x)]
-    if x.size == 0:
-        return float("nan")
-    squares = float(np.sum(x * x))
-    if squares == 0.0:
-        return float("nan")
-    return float(np.sum(x)) ** 2 / (x.size * squares)
+    if isinstance(values, (np.ndarray, pd.Series)):
+        values = np.asarray(values, dtype=np.float64).tolist()
+    return stats.jain_index(values)
 
 
 def utilisation(bits: Any, capacity_bps: Any, completion_time_s: Any) -> Any:

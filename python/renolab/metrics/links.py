@@ -83,24 +83,35 @@ def drops_by_cause(drops: pd.DataFrame, *, by: str = "link") -> pd.DataFrame:
     return table.rename_axis(by).reset_index()
 
 
-def queue_stats(queue: pd.DataFrame, *, end_s: float | None = None) -> pd.DataFrame:
+def queue_stats(queue: pd.DataFrame, *, end_s: float | None = None, start_s: float = 0.0) -> pd.DataFrame:
     """Per link direction from a ``queue`` trace (one row per change): ``link,
-    mean_packets`` (time-weighted from the first change to *end_s*, default the last
-    change), ``max_packets``, ``mean_bytes``, ``max_bytes``."""
+    mean_packets, max_packets, mean_bytes, max_bytes``.
+
+    The means are time-weighted over the run, from *start_s* (default 0; a queue is empty
+    until its first change) to *end_s*, the end of the run: pass it
+    (``result.summary["sim_time_s"]``, as :meth:`renolab.Result.queue_stats` does).
+    Without it the run is taken to end at the trace's last change of any link, which
+    leaves out any idle time after it.  A queue that held 5 packets for 0.1 ms of a 30 s
+    run averages 1.7e-5 packets, not 5.  ``links.csv``'s ``mean_queue_packets`` is the
+    same mean from 0 to the end, counted by the core.
+    """
+    times = queue["time_s"].to_numpy(dtype=np.float64)
+    end = float(end_s) if end_s is not None else (float(times.max()) if len(times) else start_s)
+    span = end - start_s
     rows = []
     for link, g in queue.groupby("link", observed=True, sort=False):
         t = g["time_s"].to_numpy(dtype=np.float64)
-        end = float(end_s) if end_s is not None else float(t[-1])
-        dt = np.diff(np.concatenate([t, [max(end, t[-1])]]))
-        span = dt.sum()
+        # Each row's value holds from its time to the next row's (the last to the end),
+        # counted only inside [start_s, end].
+        held = np.clip(np.append(t[1:], max(end, t[-1])), start_s, end) - np.clip(t, start_s, end)
         p = g["packets"].to_numpy(dtype=np.float64)
         b = g["bytes"].to_numpy(dtype=np.float64)
         rows.append(
             (
                 str(link),
-                float((p * dt).sum() / span) if span > 0 else float(p[-1]),
+                float((p * held).sum() / span) if span > 0 else float(p[-1]),
                 int(p.max()),
-                float((b * dt).sum() / span) if span > 0 else float(b[-1]),
+                float((b * held).sum() / span) if span > 0 else float(b[-1]),
                 int(b.max()),
             )
         )

@@ -55,7 +55,7 @@ red                                    Queue/RED ``limit_``, ``thresh_``, ``maxt
                                        ``linterm_`` = 1/max_p, ``q_weight_``, ``gentle_``,
                                        ``wait_``, ``bytes_``, ``queue_in_bytes_``,
                                        ``mean_pktsize_``, ``targetdelay_``
-codel, fq_codel                        refused (not in ns-2.35)
+codel, fq_codel, dualpi2               refused (not in ns-2.35)
 loss ``drop``                          ``ErrorModel/List`` (packets); ``segments`` through
                                        ``Filter/Field`` on seqno, flow id and packet type
                                        feeding a per-segment ``ErrorModel/List``

@@ -271,10 +271,11 @@ class _Exporter:
                             "exportable loss kinds: drop, uniform, ber, gilbert_elliott"
                         )
                 q = d["queue"]
-                if q["kind"] in ("codel", "fq_codel"):
+                if q["kind"] in ("codel", "fq_codel", "dualpi2"):
+                    missing = "DualPI2" if q["kind"] == "dualpi2" else "CoDel"
                     raise ScenarioError(
                         f"{p}.queue.kind: {q['kind']!r} has no ns-2.35 equivalent (ns-2.35 has no "
-                        "CoDel); use droptail or red"
+                        f"{missing}); use droptail or red"
                     )
                 if q["kind"] == "droptail" and "ecn_threshold" in q:
                     raise ScenarioError(

@@ -167,15 +167,24 @@ def queue(
     """Queue length (packets waiting) vs time per link direction; by default the flows'
     bottlenecks (``flows.csv``'s ``bottleneck`` column), else every direction whose queue ever
     held a packet.  For a RED queue, *average* adds RED's average queue (dashed, the
-    trace's ``avg_packets``)."""
+    trace's ``avg_packets``); a DualPI2 queue adds its L and classic queues (dotted and
+    dash-dotted, the trace's ``queue`` rows ``l`` and ``c``)."""
     fig, ax = target(ax)
     frame = run.trace("queue")
+    sub_rows = frame["queue"].astype(str) if "queue" in frame else None
     chosen = chosen_links(run, frame, links, "packets")
     end = end_time(run, frame)
     for i, link in enumerate(chosen):
-        part = frame[frame["link"].astype(str) == link]
+        here = frame["link"].astype(str) == link
+        part = frame[here & (sub_rows == "all")] if sub_rows is not None else frame[here]
         t = np.append(part["time_s"].to_numpy(dtype=np.float64), end)
         _steps(ax, t, part["packets"].to_numpy(dtype=np.float64), color=f"C{i % 10}", lw=1.0, label=link)
+        for name, style, label in (("l", ":", "L queue"), ("c", "-.", "classic queue")):
+            sub = frame[here & (sub_rows == name)] if sub_rows is not None else frame.iloc[:0]
+            if len(sub) and sub["packets"].max() > 0:
+                ts = np.append(sub["time_s"].to_numpy(dtype=np.float64), end)
+                _steps(ax, ts, sub["packets"].to_numpy(dtype=np.float64), color=f"C{i % 10}", lw=0.9, ls=style,
+                       label=f"{link} {label}")
         if average and "avg_packets" in part:
             a = part["avg_packets"].to_numpy(dtype=np.float64)
             if np.isfinite(a).any():

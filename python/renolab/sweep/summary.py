@@ -21,19 +21,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from renolab.stats import student_t_quantile
+from renolab.stats import jain_index, student_t_quantile
 from renolab.sweep.store import RUN_METRICS
 
 if TYPE_CHECKING:
     from renolab.sweep.plan import PlannedRun
 
-__all__ = ["NOT_METRICS", "param_names", "runs_frame", "summarise", "write_parquet"]
+__all__ = ["NOT_METRICS", "SHOWN_METRICS", "format_summary", "param_names", "runs_frame", "summarise", "write_parquet"]
 
 #: Numeric columns of runs.parquet that summary.parquet does not average: facts of how a
 #: run went (events, simulated time, when a flow started and ended), not its outcomes.
 NOT_METRICS = frozenset({"events", "sim_time_s", "first_send_s", "finish_s", "bottleneck_bps", "wall_time_s"})
 #: Columns runs.parquet gives each row from its flow's bottleneck, and from its run's flows.
 LINK_METRICS = ("link_utilisation", "link_drops", "link_max_queue", "jain")
+#: The metrics :func:`format_summary` shows by default (those the summary has).
+SHOWN_METRICS = (
+    "goodput_bps", "completion_time_s", "retransmits", "timeouts", "mean_rtt_s", "mean_queue_delay_s", "jain",
+)
+#: Metrics shown in milliseconds: delays.
+_MS_WORDS = ("rtt", "delay", "latency", "jitter")
 
 
 def runs_frame(plan: Sequence[PlannedRun], records: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
@@ -116,12 +122,11 @@ def _link_metrics(record: Mapping[str, Any]) -> list[dict[str, float]]:
     for flow in flows:
         link = links.get(str(flow.get("bottleneck")), {})
         shares = goodput.get(str(flow.get("bottleneck")), [])
-        squares = sum(x * x for x in shares)
         out.append({
             "link_utilisation": _number(link.get("utilisation")),
             "link_drops": _number(link.get("queue_drops")),
             "link_max_queue": _number(link.get("max_queue")),
-            "jain": sum(shares) ** 2 / (len(shares) * squares) if squares > 0 else math.nan,
+            "jain": jain_index(shares),
         })
     return out
 
@@ -215,6 +220,74 @@ def summarise(runs: pd.DataFrame, params: Sequence[str] | None = None, confidenc
     data["ci95_low"] = (mean - half).ravel()
     data["ci95_high"] = (mean + half).ravel()
     return pd.DataFrame(data, columns=columns)
+
+
+def format_summary(summary: pd.DataFrame, metrics: Sequence[str] | None = None, flow: str | None = None) -> str:
+    """A summary.parquet table as text: one line per point and flow, its parameters, then
+    each metric's mean and the half-width of its 95 % interval (``9.43 ± 0.12``; the mean
+    alone with one run), rates in Mb/s and delays in ms. *metrics*: default
+    :data:`SHOWN_METRICS` (those present); *flow*: only that flow's lines."""
+    from renolab._text import aligned
+
+    available = list(dict.fromkeys(summary["metric"].astype(str)))
+    wanted = list(metrics) if metrics else [m for m in SHOWN_METRICS if m in available]
+    unknown = [m for m in wanted if m not in available]
+    if unknown:
+        raise ValueError(f"unknown metric {unknown[0]!r}; the summary has: {', '.join(available)}")
+    table = summary if flow is None else summary[summary["flow"].astype(str) == flow]
+    if table.empty:
+        flows = ", ".join(dict.fromkeys(summary["flow"].astype(str)))
+        raise ValueError(f"no rows for flow {flow!r}; flows: {flows}")
+    params = _shown_params(summary)
+    headers = [*params, "flow", "runs", *(_metric_header(m) for m in wanted)]
+    rows = []
+    for (_, name), group in table.groupby(["point", "flow"], sort=False):
+        by_metric = group.set_index(group["metric"].astype(str))
+        first = group.iloc[0]
+        cells = [_param_text(first[p]) for p in params] + [str(name), str(int(by_metric["n"].max()))]
+        for metric in wanted:
+            row = by_metric.loc[metric] if metric in by_metric.index else None
+            cells.append("-" if row is None else _mean_ci_text(metric, row["mean"], row["ci95"]))
+        rows.append(cells)
+    points, runs = summary["point"].nunique(), int(summary["n"].max())
+    head = (
+        f"{points} point{'s' * (points != 1)}, up to {runs} run{'s' * (runs != 1)} each: "
+        "mean ± half-width of the 95 % confidence interval (Student's t)"
+    )
+    return "\n".join([head, *aligned(headers, rows, left=range(len(params) + 1))])
+
+
+def _shown_params(summary: pd.DataFrame) -> list[str]:
+    """The parameter columns, without the numeric twin of a rate or duration given as text."""
+    columns = list(summary.columns)
+    params = columns[columns.index("point") + 1 : columns.index("flow")]
+    return [p for p in params if not any(p == f"{q}{suffix}" for q in params for suffix in ("_bps", "_s"))]
+
+
+def _param_text(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _scale(metric: str) -> tuple[float, str]:
+    if metric.endswith("_bps"):
+        return 1e6, "Mb/s"
+    if metric.endswith("_s"):
+        return (1e-3, "ms") if any(word in metric for word in _MS_WORDS) else (1.0, "s")
+    return 1.0, ""
+
+
+def _metric_header(metric: str) -> str:
+    scale, unit = _scale(metric)
+    name = metric.removesuffix("_bps").removesuffix("_s")
+    return f"{name} {unit}" if unit else name
+
+
+def _mean_ci_text(metric: str, mean: float, half: float) -> str:
+    if mean is None or math.isnan(mean):
+        return "-"
+    scale, _ = _scale(metric)
+    text = f"{mean / scale:.4g}"
+    return text if half is None or math.isnan(half) else f"{text} ± {half / scale:.2g}"
 
 
 def param_names(runs: pd.DataFrame) -> list[str]:

@@ -19,9 +19,10 @@ Decoded columns, per trace (see ``docs/outputs.md`` for units):
 ``cwnd``   time_s, flow, cwnd, ssthresh, inflated_cwnd
 ``seq``    time_s, flow, event, seq
 ``rtt``    time_s, flow, rtt_s, srtt_s, rto_s
-``queue``  time_s, link, packets, bytes, marked (1: a row for an ECN mark, not a change), avg_packets
+``queue``  time_s, link, packets, bytes, marked (1: a row for an ECN mark, not a change), avg_packets,
+           queue (all, or DualPI2's l and c), prob
 ``drops``  time_s, link, flow, kind, seq, cause
-``hops``   time_s, link, event, kind, size, flow, seq, uid
+``hops``   time_s, link, event, kind, size, flow, seq, uid, ecn
 ``cc``     time_s, flow, mode, btl_bw_bps, min_rtt_s, pacing_gain, cwnd_gain,
            pacing_rate_bps, delivery_rate_bps, w_max, k_s, epoch_start_s, then one
            column per value the Python controllers trace

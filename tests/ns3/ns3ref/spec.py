@@ -2,8 +2,10 @@
 
 This reads the TOML itself instead of asking renolab: the harness must run where only ns-3
 is installed, and a reference should not inherit the reading of the simulator it checks.
-Units follow renolab's (``crates/renolab-core/src/units.rs``): decimal rate prefixes,
-durations rounded to the nanosecond, sizes in B/KB/MB/GB/KiB/MiB/GiB.
+Units follow renolab's (``crates/renolab-core/src/units.rs``, the table of docs/scenario.md):
+case-sensitive, decimal rate prefixes, ``b`` bits and ``B`` bytes, durations rounded to the
+nanosecond, sizes in B/KB/MB/GB/KiB/MiB/GiB. ``tests/python/test_ns3_harness.py`` checks that
+both read the same spellings the same way.
 
 Every error is a :class:`SpecError` whose message starts with the field's path, like
 renolab's (``link[2].queue.kind: ...``).
@@ -46,8 +48,19 @@ class SpecError(ValueError):
 # ----- units --------------------------------------------------------------------------------------
 
 _NUMBER = re.compile(r"^\s*([0-9.eE+-]+?)\s*([A-Za-zµ/]*)\s*$")
-_RATE_UNITS = {"bps": 1.0, "b/s": 1.0, "kbps": 1e3, "kb/s": 1e3, "mbps": 1e6, "mb/s": 1e6,
-               "gbps": 1e9, "gb/s": 1e9}
+#: Every rate spelling renolab reads, bits per second in one: ``b`` bits, ``B`` bytes (x8).
+_RATE_UNITS = {
+    **{unit: 1.0 for unit in ("bps", "bit/s", "b/s", "bit")},
+    **{unit: 1e3 for unit in ("kbps", "Kbps", "kbit/s", "Kbit/s", "kb/s", "Kb/s", "kbit", "Kbit")},
+    **{unit: 1e6 for unit in ("Mbps", "Mbit/s", "Mb/s", "Mbit")},
+    **{unit: 1e9 for unit in ("Gbps", "Gbit/s", "Gb/s", "Gbit")},
+    **{unit: 8.0 for unit in ("Bps", "B/s")},
+    **{unit: 8e3 for unit in ("kBps", "KBps", "kB/s", "KB/s")},
+    **{unit: 8e6 for unit in ("MBps", "MB/s")},
+    **{unit: 8e9 for unit in ("GBps", "GB/s")},
+}
+_RATE_HINT = ('use e.g. "10Mbps" (bits/s: bps, kbps, Mbps, Gbps, or Mbit, Mbit/s, Mb/s; '
+              'bytes/s: Bps, KBps, MBps, GBps, or MB/s)')
 _DURATION_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "min": 60e9}
 _SIZE_UNITS = {"": 1.0, "B": 1.0, "KB": 1e3, "kB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024.0,
                "MiB": 1024.0**2, "GiB": 1024.0**3}
@@ -58,17 +71,15 @@ def _shown(value: Any) -> str:
     return '"' + value + '"' if isinstance(value, str) else repr(value)
 
 
-def _quantity(text: Any, units: Mapping[str, float], path: str, what: str, hint: str,
-              fold_case: bool = False) -> int:
+def _quantity(text: Any, units: Mapping[str, float], path: str, what: str, hint: str) -> int:
     bad = f"{path}: {_shown(text)} is not a {what}; {hint}"
     if isinstance(text, bool) or not isinstance(text, str):
         raise SpecError(bad)
     m = _NUMBER.match(text)
-    unit = m.group(2).lower() if m and fold_case else (m.group(2) if m else None)
-    if not m or unit not in units:
+    if not m or m.group(2) not in units:
         raise SpecError(bad)
     try:
-        value = float(m.group(1)) * units[unit]
+        value = float(m.group(1)) * units[m.group(2)]
     except ValueError:
         raise SpecError(bad) from None
     if not math.isfinite(value) or value < 0:
@@ -76,10 +87,21 @@ def _quantity(text: Any, units: Mapping[str, float], path: str, what: str, hint:
     return round(value)
 
 
+def _case_only(text: Any, path: str) -> None:
+    """Refuses a rate whose unit is renolab's only when case is ignored (``mbps``)."""
+    m = _NUMBER.match(text) if isinstance(text, str) else None
+    if not m or m.group(2) in _RATE_UNITS:
+        return
+    alike = [u for u in _RATE_UNITS if u.lower() == m.group(2).lower()]
+    if alike:
+        raise SpecError(f"{path}: {_shown(text)}: units are case-sensitive; renolab reads "
+                        + " or ".join(f'"{u}"' for u in alike))
+
+
 def rate_bps(text: Any, path: str) -> int:
-    """Bits per second of ``"10Mbps"`` (decimal prefixes, as renolab and ns-2)."""
-    bps = _quantity(text, _RATE_UNITS, path, "rate",
-                    'use e.g. "10Mbps" (units: bps, Kbps, Mbps, Gbps)', fold_case=True)
+    """Bits per second of ``"10Mbps"`` or ``"50MBps"`` (decimal prefixes, as renolab and ns-2)."""
+    _case_only(text, path)
+    bps = _quantity(text, _RATE_UNITS, path, "rate", _RATE_HINT)
     if bps == 0:
         raise SpecError(f'{path}: {_shown(text)}: a rate must be positive; use e.g. "10Mbps"')
     return bps

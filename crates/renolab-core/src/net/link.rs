@@ -14,6 +14,7 @@
 use super::dynamics::LinkDynamics;
 use super::pipe::{InFlight, Pipe};
 use crate::engine::FIRST_AT_INSTANT;
+use crate::histogram::LogHistogram;
 use crate::loss::{ExtraLatency, Loss, LossCause};
 use crate::packet::PacketId;
 use crate::queue::{Queue, QueueDrop};
@@ -104,6 +105,43 @@ impl LinkStats {
     }
 }
 
+/// How long packets waited in a direction's queue, and how many waited, over time.
+///
+/// The engine calls [`QueueOccupancy::advance`] before every queue operation that may
+/// change the queue's length (an arrival, a dequeue and the drops made on the way), so the
+/// length is constant between two calls and the integral of the length over time is exact.
+#[derive(Debug, Clone, Default)]
+pub struct QueueOccupancy {
+    /// Sojourn times of the packets that left the queue for the wire, ns: from their
+    /// arrival to the start of their transmission. Packets that found the wire idle and
+    /// went straight onto it are not recorded here; they waited 0 (there are
+    /// `packets_sent - sojourns.count()` of them).
+    pub sojourns: LogHistogram,
+    /// Integral of the queue's length over time up to `since`, packet-nanoseconds.
+    packet_ns: u128,
+    /// When the length was last accounted.
+    since: SimTime,
+}
+
+impl QueueOccupancy {
+    /// Accounts the queue's length `len` from the last call until `now`.
+    #[inline(always)]
+    pub fn advance(&mut self, now: SimTime, len: usize) {
+        self.packet_ns += len as u128 * (now - self.since).0 as u128;
+        self.since = now;
+    }
+
+    /// The time-average of the queue's length from 0 to `end`, packets, if the length is
+    /// `len` now (since the last [`QueueOccupancy::advance`]).
+    pub fn mean_packets(&self, end: SimTime, len: usize) -> f64 {
+        if end.0 == 0 {
+            return 0.0;
+        }
+        let tail = len as u128 * end.saturating_since(self.since).0 as u128;
+        (self.packet_ns + tail) as f64 / end.0 as f64
+    }
+}
+
 /// Scheduler insertion numbers reserved when a transmission starts, as ns-2's link does:
 /// it schedules the packet's arrival at the far end, then the end of its transmission, the
 /// moment it starts sending. Events scheduled later (the engine schedules only the pipe's
@@ -156,6 +194,8 @@ pub struct LinkDir {
     pub dynamics: Option<Box<LinkDynamics>>,
     /// Arrivals at the far end need judging: loss models, or outages that lose packets.
     judged: bool,
+    /// Queueing delays and the queue's length over time.
+    pub occupancy: QueueOccupancy,
 }
 
 impl LinkDir {
@@ -191,6 +231,7 @@ impl LinkDir {
             stats: LinkStats::default(),
             dynamics: None,
             judged,
+            occupancy: QueueOccupancy::default(),
         }
     }
 

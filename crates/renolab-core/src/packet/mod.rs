@@ -39,8 +39,55 @@ impl PacketKind {
     }
 }
 
+/// The IP header's two-bit ECN field (RFC 3168 §5), with its values as on the wire.
+///
+/// ECT(1) is the L4S identifier (RFC 9331 §4): an L4S sender sets it, and a dual-queue AQM
+/// (RFC 9332) classifies ECT(1) and CE into its low-latency queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Codepoint {
+    /// Not ECN-Capable Transport, `00`: a queue may only drop it.
+    #[default]
+    NotEct = 0b00,
+    /// ECN-Capable Transport (1), `01`: the L4S identifier.
+    Ect1 = 0b01,
+    /// ECN-Capable Transport (0), `10`: classic ECN (RFC 3168).
+    Ect0 = 0b10,
+    /// Congestion Experienced, `11`: set by a queue on an ECN-capable packet.
+    Ce = 0b11,
+}
+
+impl Codepoint {
+    /// The codepoint of the two low bits of `field`.
+    #[inline]
+    pub fn from_bits(field: u8) -> Codepoint {
+        match field & 0b11 {
+            0b00 => Codepoint::NotEct,
+            0b01 => Codepoint::Ect1,
+            0b10 => Codepoint::Ect0,
+            _ => Codepoint::Ce,
+        }
+    }
+
+    /// The two bits, as on the wire.
+    #[inline]
+    pub fn bits(self) -> u8 {
+        self as u8
+    }
+
+    /// ECN-capable: ECT(0), ECT(1) or CE (a queue may mark it instead of dropping it).
+    #[inline]
+    pub fn is_ect(self) -> bool {
+        self != Codepoint::NotEct
+    }
+}
+
+/// Names of the codepoints, indexed by [`Codepoint::bits`] (the `hops` trace's `ecn` codes).
+pub const CODEPOINT_NAMES: [&str; 4] = ["not_ect", "ect1", "ect0", "ce"];
+
 /// The ECN bits a packet carries: the IP header's ECN field (RFC 3168 §5) and the TCP
-/// header's ECE and CWR flags (§6.1), packed in one byte so that [`Packet`] does not grow.
+/// header's ECE and CWR flags (§6.1) and AE flag (RFC 9768 §3.2.2, Accurate ECN; the three
+/// together are its ACE counter), packed in one byte so that [`Packet`] does not grow.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Ecn(u8);
 
@@ -51,13 +98,47 @@ impl Ecn {
     const FIELD: u8 = 0b11;
     const ECT0: u8 = 0b10;
     const CE: u8 = 0b11;
-    /// TCP ECN-Echo (RFC 3168 §6.1), TCP Congestion Window Reduced.
+    /// TCP ECN-Echo (RFC 3168 §6.1), TCP Congestion Window Reduced, and Accurate ECN's AE
+    /// (RFC 9768 §3.2.2: the bit that was the experimental NS flag).
     const ECE: u8 = 1 << 2;
     const CWR: u8 = 1 << 3;
+    const AE: u8 = 1 << 4;
 
     /// The two-bit IP ECN field, as on the wire (pcap, tshark's `ip.dsfield.ecn`).
+    #[inline]
     pub fn field(self) -> u8 {
         self.0 & Self::FIELD
+    }
+    /// The IP ECN field as a [`Codepoint`].
+    #[inline]
+    pub fn codepoint(self) -> Codepoint {
+        Codepoint::from_bits(self.0)
+    }
+    /// With the IP field set to `codepoint`.
+    pub fn with_codepoint(self, codepoint: Codepoint) -> Ecn {
+        Ecn((self.0 & !Self::FIELD) | codepoint.bits())
+    }
+    /// With the IP field set to ECT(1), the L4S identifier (RFC 9331 §4).
+    pub fn with_ect1(self) -> Ecn {
+        self.with_codepoint(Codepoint::Ect1)
+    }
+    /// The TCP AE flag (RFC 9768 §3.2.2).
+    #[inline]
+    pub fn ae(self) -> bool {
+        self.0 & Self::AE != 0
+    }
+    /// The three-bit ACE field of Accurate ECN, AE (most significant), CWR, ECE (RFC 9768
+    /// §3.2.2): on a SYN-ACK the handshake's answer, on later ACKs the receiver's count of
+    /// CE-marked packets modulo 8.
+    #[inline]
+    pub fn ace(self) -> u8 {
+        (self.ae() as u8) << 2 | (self.cwr() as u8) << 1 | self.ece() as u8
+    }
+    /// With the TCP AE, CWR and ECE flags set from the three low bits of `ace` (RFC 9768
+    /// §3.2.2: AE the most significant).
+    pub fn with_ace(self, ace: u8) -> Ecn {
+        // ECE, CWR and AE are bits 2, 3 and 4: the counter's bits shifted by two.
+        Ecn((self.0 & !(Self::AE | Self::CWR | Self::ECE)) | (ace & 0b111) << 2)
     }
     /// ECN-Capable Transport: ECT(0), ECT(1) or CE.
     #[inline]
@@ -120,14 +201,26 @@ pub struct Packet {
     pub ecn: Ecn,
 }
 
+/// A slot of the pool: a packet and what the network keeps beside it.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    packet: Packet,
+    /// Time the packet has spent waiting in link queues so far, ns (outside [`Packet`], which
+    /// the endpoints and tracers copy, and which has no room left in its 56 bytes).
+    waited_ns: u64,
+}
+
 /// A slab of packets with a free list.
 #[derive(Debug, Default)]
 pub struct PacketPool {
-    slots: Vec<Packet>,
+    slots: Vec<Slot>,
     free: Vec<u32>,
 }
 
 impl PacketPool {
+    /// Bytes of one slot: a packet and its waiting time (for the memory estimate).
+    pub const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+
     /// An empty pool.
     pub fn new() -> Self {
         Self::default()
@@ -135,13 +228,17 @@ impl PacketPool {
 
     /// Stores `packet` and returns its handle, reusing a freed slot when there is one.
     pub fn insert(&mut self, packet: Packet) -> PacketId {
+        let slot = Slot {
+            packet,
+            waited_ns: 0,
+        };
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = packet;
+                self.slots[i as usize] = slot;
                 PacketId(i)
             }
             None => {
-                self.slots.push(packet);
+                self.slots.push(slot);
                 PacketId((self.slots.len() - 1) as u32)
             }
         }
@@ -150,19 +247,38 @@ impl PacketPool {
     /// The packet behind `id`.
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
-        &self.slots[id.0 as usize]
+        &self.slots[id.0 as usize].packet
     }
 
     /// The packet behind `id`, to change (a queue's CE mark).
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
-        &mut self.slots[id.0 as usize]
+        &mut self.slots[id.0 as usize].packet
+    }
+
+    /// Adds `ns` to the time packet `id` has waited in queues.
+    #[inline]
+    pub fn add_wait(&mut self, id: PacketId, ns: u64) {
+        self.slots[id.0 as usize].waited_ns += ns;
+    }
+
+    /// Time packet `id` has waited in queues so far, ns.
+    #[inline]
+    pub fn waited_ns(&self, id: PacketId) -> u64 {
+        self.slots[id.0 as usize].waited_ns
     }
 
     /// Releases `id` and returns the packet it held.
     pub fn remove(&mut self, id: PacketId) -> Packet {
+        self.take(id).0
+    }
+
+    /// Releases `id` and returns the packet it held and the time it waited in queues, ns.
+    #[inline]
+    pub fn take(&mut self, id: PacketId) -> (Packet, u64) {
         self.free.push(id.0);
-        self.slots[id.0 as usize]
+        let slot = &self.slots[id.0 as usize];
+        (slot.packet, slot.waited_ns)
     }
 
     /// Packets currently alive (inserted and not removed).
@@ -206,6 +322,36 @@ mod tests {
     }
 
     #[test]
+    fn codepoints_are_the_wire_bits_and_ect1_is_ecn_capable() {
+        for bits in 0..4 {
+            let cp = Codepoint::from_bits(bits);
+            assert_eq!(cp.bits(), bits);
+            assert_eq!(Ecn::NONE.with_codepoint(cp).field(), bits);
+            assert_eq!(cp.is_ect(), bits != 0, "{}", CODEPOINT_NAMES[bits as usize]);
+        }
+        let e = Ecn::NONE.with_ect1();
+        assert_eq!(
+            (e.codepoint(), e.is_ect(), e.is_ce()),
+            (Codepoint::Ect1, true, false)
+        );
+        assert_eq!(e.with_ce().codepoint(), Codepoint::Ce, "CE replaces ECT(1)");
+    }
+
+    #[test]
+    fn the_ace_field_is_ae_cwr_ece_and_leaves_the_ip_field_alone() {
+        let e = Ecn::NONE.with_ect1().with_ace(0b101);
+        assert_eq!(
+            (e.ae(), e.cwr(), e.ece(), e.ace()),
+            (true, false, true, 0b101)
+        );
+        assert_eq!(e.codepoint(), Codepoint::Ect1);
+        for ace in 0..8 {
+            assert_eq!(e.with_ace(ace).ace(), ace);
+        }
+        assert_eq!(e.with_ace(0b1010).ace(), 0b010, "three bits only");
+    }
+
+    #[test]
     fn freed_slots_are_reused() {
         let mut pool = PacketPool::new();
         let a = pool.insert(pkt(1));
@@ -216,5 +362,18 @@ mod tests {
         assert_eq!(pool.get(c).seq, 3);
         assert_eq!(pool.live(), 2);
         assert_eq!(pool.capacity_used(), 2);
+    }
+
+    #[test]
+    fn a_packet_keeps_its_waiting_time_until_its_slot_is_reused() {
+        let mut pool = PacketPool::new();
+        let a = pool.insert(pkt(1));
+        pool.add_wait(a, 30);
+        pool.add_wait(a, 12);
+        assert_eq!(pool.waited_ns(a), 42);
+        pool.remove(a);
+        let b = pool.insert(pkt(2));
+        assert_eq!((b, pool.waited_ns(b)), (a, 0));
+        assert_eq!(PacketPool::SLOT_BYTES, 64);
     }
 }

@@ -142,7 +142,7 @@ impl CodelVars {
         drop: &mut impl FnMut(Queued),
     ) -> Option<(Queued, bool)> {
         let (mut pkt, ok_to_drop) = self.dodequeue(p, now, pop);
-        let marks = |pkt: &Option<Queued>| p.ecn && pkt.is_some_and(|q| q.ect);
+        let marks = |pkt: &Option<Queued>| p.ecn && pkt.is_some_and(|q| q.ect());
         if self.dropping {
             if !ok_to_drop {
                 // "sojourn time below TARGET - leave drop state"
@@ -254,7 +254,7 @@ impl CoDel {
         };
         let mut drop = |p: Queued| on_drop(p.id, QueueDrop::AqmDrop);
         let (pkt, marked) = self.vars.dequeue(&self.params, now, &mut pop, &mut drop)?;
-        Some(Dequeued { id: pkt.id, marked })
+        Some(Dequeued::of(pkt, marked))
     }
 
     /// The waiting packets.

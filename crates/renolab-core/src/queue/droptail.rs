@@ -16,7 +16,6 @@
 
 use super::fifo::Fifo;
 use super::{Admit, QueueDrop, Queued};
-use crate::packet::PacketId;
 use crate::time::SimTime;
 
 /// The capacity of a queue.
@@ -109,7 +108,7 @@ impl DropTail {
             return Err(QueueDrop::Overflow);
         }
         let marked = match self.ecn_threshold {
-            Some(k) if pkt.ect => {
+            Some(k) if pkt.ect() => {
                 let waiting = match self.limit {
                     QueueLimit::Packets(_) => self.fifo.len() as u64,
                     QueueLimit::Bytes(_) => self.fifo.bytes(),
@@ -125,9 +124,8 @@ impl DropTail {
 
     /// Removes the head packet.
     #[inline]
-    pub fn dequeue(&mut self) -> Option<PacketId> {
-        let head = self.fifo.pop()?;
-        Some(head.id)
+    pub fn dequeue(&mut self) -> Option<Queued> {
+        self.fifo.pop()
     }
 
     /// The waiting packets.
@@ -139,6 +137,7 @@ impl DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::PacketId;
 
     const T: SimTime = SimTime::ZERO;
 
@@ -190,7 +189,7 @@ mod tests {
         assert!(q.enqueue(T, pkt(0, 100), true).is_ok());
         assert!(q.enqueue(T, pkt(1, 100), true).is_ok());
         assert_eq!(q.enqueue(T, pkt(2, 100), true), Err(QueueDrop::Overflow));
-        assert_eq!(q.dequeue(), Some(PacketId(0)));
+        assert_eq!(q.dequeue().map(|p| p.id), Some(PacketId(0)));
         assert!(q.enqueue(T, pkt(3, 100), true).is_ok());
         assert_eq!(
             q.fifo().iter().collect::<Vec<_>>(),

@@ -37,6 +37,12 @@ impl Fifo {
         Some(head)
     }
 
+    /// The head packet, if any.
+    #[inline]
+    pub fn head(&self) -> Option<&Queued> {
+        self.packets.front()
+    }
+
     /// Packets waiting.
     #[inline]
     pub fn len(&self) -> usize {

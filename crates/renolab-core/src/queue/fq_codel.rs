@@ -269,7 +269,7 @@ impl FqCoDel {
             match b.codel.dequeue(&self.params, now, &mut pop, &mut drop) {
                 Some((pkt, marked)) => {
                     b.deficit -= pkt.size as i64;
-                    return Some(Dequeued { id: pkt.id, marked });
+                    return Some(Dequeued::of(pkt, marked));
                 }
                 None => {
                     // Empty queue: "force a pass through old_flows to prevent starvation".

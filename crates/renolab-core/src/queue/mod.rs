@@ -25,17 +25,22 @@
 
 mod codel;
 mod droptail;
+mod dualpi2;
 mod fifo;
 mod fq_codel;
 mod red;
 
 pub use codel::{CoDel, CoDelConfig};
 pub use droptail::{DropTail, QueueLimit};
+pub use dualpi2::{
+    DualPi2, DualPi2Config, DualQueueStats, EcnMask, StepThresh, SubQueue, SubQueueState,
+    SUB_QUEUE_NAMES,
+};
 pub use fifo::Fifo;
 pub use fq_codel::{FqCoDel, FqCoDelConfig};
 pub use red::{QWeight, Red, RedConfig};
 
-use crate::packet::PacketId;
+use crate::packet::{Codepoint, PacketId};
 use crate::time::SimTime;
 
 /// What a queue stores for each waiting packet (a copy of the few fields it needs, so that
@@ -51,9 +56,12 @@ pub struct Queued {
     /// When the packet entered the queue; set by the queue itself on enqueue (CoDel's
     /// sojourn time is measured from it), whatever the caller put there.
     pub enqueued_at: SimTime,
-    /// The packet is ECN-capable (ECT(0), ECT(1) or CE): a marking queue may mark it
-    /// instead of dropping it.
-    pub ect: bool,
+    /// The packet's ECN codepoint on arrival: a marking queue may mark an ECN-capable
+    /// packet (ECT(0), ECT(1) or CE) instead of dropping it, and DualPI2 classifies by it.
+    pub ecn: Codepoint,
+    /// The discipline's own bits for this packet, as the kernel keeps a qdisc's in the
+    /// skb's control block (DualPI2: whether the step threshold applies to it).
+    pub(crate) cb: u8,
 }
 
 impl Queued {
@@ -64,14 +72,30 @@ impl Queued {
             size,
             flow,
             enqueued_at: SimTime::ZERO,
-            ect: false,
+            ecn: Codepoint::NotEct,
+            cb: 0,
         }
     }
 
-    /// The same entry, ECN-capable if `ect`.
-    pub fn with_ect(mut self, ect: bool) -> Self {
-        self.ect = ect;
+    /// The same entry carrying codepoint `ecn`.
+    pub fn with_ecn(mut self, ecn: Codepoint) -> Self {
+        self.ecn = ecn;
         self
+    }
+
+    /// The same entry, ECN-capable (ECT(0)) if `ect`.
+    pub fn with_ect(self, ect: bool) -> Self {
+        self.with_ecn(if ect {
+            Codepoint::Ect0
+        } else {
+            Codepoint::NotEct
+        })
+    }
+
+    /// The packet is ECN-capable: a marking queue may mark it instead of dropping it.
+    #[inline]
+    pub fn ect(&self) -> bool {
+        self.ecn.is_ect()
     }
 }
 
@@ -89,15 +113,24 @@ pub enum Admit {
 pub struct Dequeued {
     /// Handle of the packet in the pool.
     pub id: PacketId,
+    /// Size on the wire, in bytes.
+    pub size: u32,
     /// The queue marked it Congestion Experienced as it left (CoDel's and FQ-CoDel's ECN,
     /// RFC 8289 §5, RFC 8290 §4.1): the caller sets CE on the packet.
     pub marked: bool,
+    /// When it entered the queue: its sojourn time is the dequeue time less this.
+    pub enqueued_at: SimTime,
 }
 
 impl Dequeued {
-    /// Packet `id`, unmarked.
-    pub fn plain(id: PacketId) -> Self {
-        Dequeued { id, marked: false }
+    /// The packet of queue entry `pkt`, marked Congestion Experienced if `marked`.
+    pub fn of(pkt: Queued, marked: bool) -> Self {
+        Dequeued {
+            id: pkt.id,
+            size: pkt.size,
+            marked,
+            enqueued_at: pkt.enqueued_at,
+        }
     }
 }
 
@@ -124,6 +157,8 @@ pub enum Queue {
     CoDel(CoDel),
     /// Flow-queue CoDel (RFC 8290).
     FqCoDel(FqCoDel),
+    /// The coupled dual queue of L4S (RFC 9332), as Linux's `sch_dualpi2`.
+    DualPi2(DualPi2),
 }
 
 impl Queue {
@@ -146,6 +181,7 @@ impl Queue {
             Queue::Red(q) => q.enqueue(now, pkt, transmitting),
             Queue::CoDel(q) => q.enqueue(now, pkt),
             Queue::FqCoDel(q) => q.enqueue(now, pkt, on_drop),
+            Queue::DualPi2(q) => q.enqueue(now, pkt),
         }
     }
 
@@ -160,10 +196,11 @@ impl Queue {
         on_drop: &mut impl FnMut(PacketId, QueueDrop),
     ) -> Option<Dequeued> {
         match self {
-            Queue::DropTail(q) => q.dequeue().map(Dequeued::plain),
-            Queue::Red(q) => q.dequeue(now).map(Dequeued::plain),
+            Queue::DropTail(q) => q.dequeue().map(|p| Dequeued::of(p, false)),
+            Queue::Red(q) => q.dequeue(now).map(|p| Dequeued::of(p, false)),
             Queue::CoDel(q) => q.dequeue(now, on_drop),
             Queue::FqCoDel(q) => q.dequeue(now, on_drop),
+            Queue::DualPi2(q) => q.dequeue(now, on_drop),
         }
     }
 
@@ -176,7 +213,8 @@ impl Queue {
         match self {
             // An empty queue is below any ECN threshold (at least 1), so nothing to mark.
             Queue::DropTail(q) => q.fifo().is_empty() && q.accepts_when_empty(size),
-            Queue::Red(_) | Queue::CoDel(_) | Queue::FqCoDel(_) => false,
+            // DualPI2 stamps every arrival for its controller and counts it.
+            Queue::Red(_) | Queue::CoDel(_) | Queue::FqCoDel(_) | Queue::DualPi2(_) => false,
         }
     }
 
@@ -188,6 +226,7 @@ impl Queue {
             Queue::Red(q) => q.fifo().len(),
             Queue::CoDel(q) => q.fifo().len(),
             Queue::FqCoDel(q) => q.len(),
+            Queue::DualPi2(q) => q.len(),
         }
     }
 
@@ -199,6 +238,7 @@ impl Queue {
             Queue::Red(q) => q.fifo().bytes(),
             Queue::CoDel(q) => q.fifo().bytes(),
             Queue::FqCoDel(q) => q.bytes(),
+            Queue::DualPi2(q) => q.bytes(),
         }
     }
 
@@ -207,7 +247,35 @@ impl Queue {
     pub fn average_packets(&self) -> f64 {
         match self {
             Queue::Red(q) => q.avg_packets(),
-            Queue::DropTail(_) | Queue::CoDel(_) | Queue::FqCoDel(_) => f64::NAN,
+            Queue::DropTail(_) | Queue::CoDel(_) | Queue::FqCoDel(_) | Queue::DualPi2(_) => {
+                f64::NAN
+            }
+        }
+    }
+
+    /// The discipline's own marking probability for the `queue` trace: DualPI2's base
+    /// probability p'; NaN for the others.
+    pub fn probability(&self) -> f64 {
+        match self {
+            Queue::DualPi2(q) => q.base_prob() as f64 / dualpi2::MAX_PROB as f64,
+            _ => f64::NAN,
+        }
+    }
+
+    /// DualPI2's two queues (L, then classic), for the `queue` trace; `None` for the
+    /// single-queue disciplines.
+    pub fn sub_queues(&self) -> Option<[SubQueueState; 2]> {
+        match self {
+            Queue::DualPi2(q) => Some(q.sub_queues()),
+            _ => None,
+        }
+    }
+
+    /// DualPI2's per-queue counters; zero for the single-queue disciplines.
+    pub fn dual_stats(&self) -> DualQueueStats {
+        match self {
+            Queue::DualPi2(q) => q.stats(),
+            _ => DualQueueStats::default(),
         }
     }
 
@@ -218,15 +286,21 @@ impl Queue {
     }
 
     /// Handles of the waiting packets (for audits and traces): head first for the FIFO
-    /// disciplines, flow queue by flow queue for FQ-CoDel.
+    /// disciplines, flow queue by flow queue for FQ-CoDel, the L queue then the classic
+    /// queue for DualPI2.
     pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
-        let (fifo, flows) = match self {
+        let (fifo, second) = match self {
             Queue::DropTail(q) => (Some(q.fifo()), None),
             Queue::Red(q) => (Some(q.fifo()), None),
             Queue::CoDel(q) => (Some(q.fifo()), None),
-            Queue::FqCoDel(q) => (None, Some(q.iter())),
+            Queue::FqCoDel(_) => (None, None),
+            Queue::DualPi2(q) => (Some(q.l_queue()), Some(q.c_queue())),
         };
-        let fifo = fifo.into_iter().flat_map(Fifo::iter);
-        fifo.chain(flows.into_iter().flatten())
+        let flows = match self {
+            Queue::FqCoDel(q) => Some(q.iter()),
+            _ => None,
+        };
+        let fifos = fifo.into_iter().chain(second).flat_map(Fifo::iter);
+        fifos.chain(flows.into_iter().flatten())
     }
 }

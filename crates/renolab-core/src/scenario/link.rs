@@ -11,13 +11,15 @@ use super::{
     QueueSpec, Result, ScenarioError,
 };
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
-use crate::queue::{CoDelConfig, FqCoDelConfig, QWeight, QueueLimit, RedConfig};
+use crate::queue::{
+    CoDelConfig, DualPi2Config, EcnMask, FqCoDelConfig, QWeight, QueueLimit, RedConfig, StepThresh,
+};
 use crate::schedule::Schedule;
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
 
 /// Queue disciplines.
-pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "codel", "fq_codel"];
+pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "codel", "fq_codel", "dualpi2"];
 /// Loss models.
 pub const LOSS_KINDS: &[&str] = &["drop", "uniform", "ber", "gilbert_elliott", "periodic"];
 /// Extra-latency distributions.
@@ -358,8 +360,74 @@ fn parse_queue(
             };
             Ok(QueueSpec::FqCoDel(checked(q, c, FqCoDelConfig::validate)?))
         }
+        "dualpi2" => parse_dualpi2(q),
         _ => unreachable!("choice() only returns allowed kinds"),
     }
+}
+
+/// A `dualpi2` queue: the keys of Linux's `tc qdisc ... dualpi2` with its defaults.
+fn parse_dualpi2(q: &Table<'_>) -> Result<QueueSpec> {
+    q.only(&[
+        "kind",
+        "limit",
+        "limit_bytes",
+        "target",
+        "tupdate",
+        "alpha",
+        "beta",
+        "step_thresh",
+        "min_qlen_step",
+        "coupling",
+        "drop_overload",
+        "drop_early",
+        "c_protection",
+        "ecn_mask",
+        "mtu",
+    ])?;
+    let d = DualPi2Config::default();
+    let gains = (DualPi2Config::MIN_GAIN_HZ, DualPi2Config::MAX_GAIN_HZ);
+    // A duration ("1ms": sojourn time) or a whole number (packets in the L queue).
+    let step_thresh = match q.get("step_thresh") {
+        None => d.step_thresh,
+        Some(serde_json::Value::String(_)) => {
+            StepThresh::Delay(SimDuration(q.duration_ns("step_thresh")?.unwrap_or(0)))
+        }
+        Some(v) if v.is_u64() => {
+            StepThresh::Packets(q.int("step_thresh", 0, u32::MAX as u64)?.unwrap_or(0) as u32)
+        }
+        Some(v) => {
+            return Err(ScenarioError::new(
+                q.field("step_thresh"),
+                format!("expected a duration such as \"1ms\" or a number of packets, got {v}"),
+            ))
+        }
+    };
+    let ecn_mask = match q.choice("ecn_mask", &EcnMask::NAMES)? {
+        Some(name) => EcnMask::from_name(name).unwrap_or(d.ecn_mask),
+        None => d.ecn_mask,
+    };
+    let c = DualPi2Config {
+        limit: parse_queue_limit(q, d.limit)?,
+        target: q.duration_ns("target")?.map_or(d.target, SimDuration),
+        tupdate: q.duration_ns("tupdate")?.map_or(d.tupdate, SimDuration),
+        alpha: q.float("alpha", gains.0, gains.1)?.unwrap_or(d.alpha),
+        beta: q.float("beta", gains.0, gains.1)?.unwrap_or(d.beta),
+        step_thresh,
+        min_qlen_step: q
+            .int("min_qlen_step", 0, u32::MAX as u64)?
+            .map_or(d.min_qlen_step, |n| n as u32),
+        coupling: q.int("coupling", 1, 255)?.map_or(d.coupling, |n| n as u8),
+        drop_overload: q.bool("drop_overload")?.unwrap_or(d.drop_overload),
+        drop_early: q.bool("drop_early")?.unwrap_or(d.drop_early),
+        c_protection: q
+            .int("c_protection", 0, 100)?
+            .map_or(d.c_protection, |n| n as u8),
+        ecn_mask,
+        mtu: q
+            .int("mtu", 1, MAX_PACKET_SETTING)?
+            .map_or(d.mtu, |n| n as u32),
+    };
+    Ok(QueueSpec::DualPi2(checked(q, c, DualPi2Config::validate)?))
 }
 
 /// A loss model table (`loss = { kind = ... }`), or a schedule of them (`loss = { schedule
@@ -579,6 +647,22 @@ pub(super) fn dir_json(d: &DirSpec, flows: &[FlowSpec]) -> Value {
             if c.ecn {
                 v["ecn"] = json!(true);
             }
+            v
+        }
+        QueueSpec::DualPi2(c) => {
+            let step_thresh = match c.step_thresh {
+                StepThresh::Delay(d) => json!(fmt_duration(d)),
+                StepThresh::Packets(n) => json!(n),
+            };
+            let mut v = json!({
+                "kind": "dualpi2", "target": fmt_duration(c.target),
+                "tupdate": fmt_duration(c.tupdate), "alpha": c.alpha, "beta": c.beta,
+                "step_thresh": step_thresh, "min_qlen_step": c.min_qlen_step,
+                "coupling": c.coupling, "drop_overload": c.drop_overload,
+                "drop_early": c.drop_early, "c_protection": c.c_protection,
+                "ecn_mask": c.ecn_mask.name(), "mtu": c.mtu,
+            });
+            limit_json(&mut v, c.limit);
             v
         }
     };

@@ -45,7 +45,7 @@ use serde_json::{json, Value};
 use crate::app::CbrConfig;
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
 use crate::net::{DeliveryTrace, Outages};
-use crate::queue::{CoDelConfig, FqCoDelConfig, QueueLimit, RedConfig};
+use crate::queue::{CoDelConfig, DualPi2Config, FqCoDelConfig, QueueLimit, RedConfig};
 use crate::schedule::Schedule;
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
@@ -86,6 +86,8 @@ pub enum QueueSpec {
     CoDel(CoDelConfig),
     /// FQ-CoDel (RFC 8290).
     FqCoDel(FqCoDelConfig),
+    /// DualPI2, the coupled dual queue of L4S (RFC 9332, Linux `sch_dualpi2`).
+    DualPi2(DualPi2Config),
 }
 
 /// What a loss model does.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 
 const BASE: &str = r#"
 [simulation]
@@ -279,17 +279,18 @@ fn the_normalised_json_round_trips() {
 
 #[test]
 fn errors_name_the_field_and_the_allowed_values() {
-    let bad_rate = BASE.replace("rate = \"1Mbps\"", "rate = \"10 Mbit\"");
+    let bad_rate = BASE.replace("rate = \"1Mbps\"", "rate = \"10 Mbits\"");
     assert_eq!(
         err(&bad_rate),
-        "link[1].rate: \"10 Mbit\" is not a rate; use e.g. \"10Mbps\" (units: bps, Kbps, Mbps, Gbps)"
+        "link[1].rate: \"10 Mbits\" is not a rate; use e.g. \"10Mbps\" (bits/s: bps, kbps, Mbps, \
+         Gbps, or Mbit, Mbit/s, Mb/s; bytes/s: Bps, KBps, MBps, GBps, or MB/s)"
     );
     // (The crate's tests register the toy controller of `tcp/cc/toy.rs` too; the message of
     // a build without it is docs/errors.md's, which tests/python/test_errors.py checks.)
     let bad_variant = BASE.replace("variant = \"reno\"", "variant = \"renoo\"");
     assert_eq!(
         err(&bad_variant),
-        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, toy, or \"python:<module>:<Class>\" for a Python controller"
+        "flow[0].variant: unknown variant \"renoo\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, prague, toy, or \"python:<module>:<Class>\" for a Python controller"
     );
     assert!(err(&BASE.replace("\"1Mbps\"", "\"-1Mbps\"")).starts_with("link[1].rate:"));
     assert_eq!(
@@ -383,9 +384,9 @@ bytes = 1000
         err(&bad)
     );
     // Errors in the expanded links name the topology's own fields...
-    let bad = text.replace("\"1.6Mbps\"", "\"1.6 Mbit\"");
+    let bad = text.replace("\"1.6Mbps\"", "\"1.6 Mbits\"");
     assert!(
-        err(&bad).starts_with("topology[0].bottleneck.rate: \"1.6 Mbit\" is not a rate"),
+        err(&bad).starts_with("topology[0].bottleneck.rate: \"1.6 Mbits\" is not a rate"),
         "{}",
         err(&bad)
     );
@@ -408,6 +409,143 @@ bytes = 1000
         "{}",
         err(&own)
     );
+}
+
+/// A dumbbell of 3 pairs with `extra` keys, and one flow from s1 to d1.
+fn dumbbell(extra: &str) -> std::result::Result<Scenario, String> {
+    Scenario::from_toml_str(&format!(
+        "[[topology]]\nkind = \"dumbbell\"\nn = 3\n{extra}\n\
+         [[flow]]\nname = \"f\"\nsrc = \"s1\"\ndst = \"d1\"\nbytes = 1000\n"
+    ))
+    .map_err(|e| e.to_string())
+}
+
+fn delays(link: &LinkSpec) -> (u64, u64) {
+    (
+        link.forward.delay.at(SimTime::ZERO).0,
+        link.reverse.delay.at(SimTime::ZERO).0,
+    )
+}
+
+#[test]
+fn a_dumbbell_takes_each_sides_access_settings_apart() {
+    let s = dumbbell(
+        "access = { rate = \"100Mbps\", delay = \"1ms\" }\n\
+         receiver_access = { loss = { kind = \"uniform\", p = 0.01 } }\n\
+         bottleneck = { rate = \"10Mbps\", delay = \"5ms\" }",
+    )
+    .unwrap();
+    let (senders, receivers) = (&s.links[0..3], &s.links[4..7]);
+    // The loss is met once, on the receivers' side; the shared settings reach both sides.
+    assert!(senders.iter().all(|l| l.forward.losses.is_empty()));
+    assert!(receivers.iter().all(|l| l.forward.losses.len() == 1));
+    assert!(s
+        .links
+        .iter()
+        .all(|l| l.name == "bottleneck"
+            || l.forward.rate.constant() == Some(BitsPerSec(100_000_000))));
+    // Each side alone, without `access`.
+    let s = dumbbell(
+        "sender_access = { rate = \"1Gbps\" }\nreceiver_access = { rate = \"100Mbps\", delay = \"2ms\" }\n\
+         bottleneck = { rate = \"10Mbps\" }",
+    )
+    .unwrap();
+    assert_eq!(
+        (s.links[0].forward.rate.constant(), delays(&s.links[0])),
+        (Some(BitsPerSec(1_000_000_000)), (0, 0))
+    );
+    assert_eq!(
+        (s.links[4].forward.rate.constant(), delays(&s.links[4])),
+        (Some(BitsPerSec(100_000_000)), (2_000_000, 2_000_000))
+    );
+    let e = dumbbell("sender_access = { rate = \"1Gbps\" }\nbottleneck = { rate = \"10Mbps\" }")
+        .unwrap_err();
+    assert!(e.starts_with("topology[0].access: is required: a table of link settings (rate, delay, queue, ...) for both sides, or give receiver_access for this side"), "{e}");
+    // An error in a side's settings names that side's table.
+    let e = dumbbell(
+        "access = { rate = \"100Mbps\" }\nsender_access = { rate = \"fast\" }\nbottleneck = { rate = \"10Mbps\" }",
+    )
+    .unwrap_err();
+    assert!(
+        e.starts_with("topology[0].sender_access.rate: \"fast\" is not a rate"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_dumbbell_gives_each_pair_its_base_rtt() {
+    let s = dumbbell(
+        "access = { rate = \"100Mbps\", delay = \"1ms\" }\nrtt = [\"20ms\", \"40ms\", \"80.000001ms\"]\n\
+         bottleneck = { rate = \"10Mbps\", delay = \"5ms\" }",
+    )
+    .unwrap();
+    // Bottleneck 2 x 5 ms and receiver side 2 x 1 ms: the sender side makes up the rest.
+    assert_eq!(delays(&s.links[0]), (4_000_000, 4_000_000));
+    assert_eq!(delays(&s.links[1]), (14_000_000, 14_000_000));
+    assert_eq!(
+        delays(&s.links[2]),
+        (34_000_000, 34_000_001),
+        "the odd nanosecond goes back"
+    );
+    assert_eq!(delays(&s.links[4]), (1_000_000, 1_000_000));
+    for (i, rtt) in [20_000_000u64, 40_000_000, 80_000_001].iter().enumerate() {
+        let path = [&s.links[i], &s.links[3], &s.links[4 + i]];
+        let total: u64 = path
+            .iter()
+            .map(|l| l.forward.delay.at(SimTime::ZERO).0 + l.reverse.delay.at(SimTime::ZERO).0)
+            .sum();
+        assert_eq!(total, *rtt);
+    }
+    // One duration for every pair.
+    let s = dumbbell("access = { rate = \"1Gbps\" }\nrtt = \"30ms\"\nbottleneck = { rate = \"1Gbps\", delay = \"5ms\" }").unwrap();
+    assert!(s.links[0..3]
+        .iter()
+        .all(|l| delays(l) == (10_000_000, 10_000_000)));
+    for (extra, starts) in [
+        ("rtt = \"8ms\"", "topology[0].rtt: 8ms is shorter than the rest of the path, both ways: the bottleneck's and the receiver side's delays add up to 12ms; allowed: at least that"),
+        ("rtt = [\"20ms\", \"5ms\", \"20ms\"]", "topology[0].rtt[1]: 5ms is shorter"),
+        ("rtt = [\"20ms\"]", "topology[0].rtt: has 1 values for n = 3 senders"),
+        ("rtt = [\"20ms\", 20, \"20ms\"]", "topology[0].rtt[1]: expected a duration"),
+        ("rtt = \"20ms\"\nsender_access = { delay = \"1ms\" }", "topology[0].rtt: sets the sender side's delays; give `rtt` or sender_access.delay, not both"),
+    ] {
+        let e = dumbbell(&format!("access = {{ rate = \"100Mbps\", delay = \"1ms\" }}\n{extra}\nbottleneck = {{ rate = \"10Mbps\", delay = \"5ms\" }}")).unwrap_err();
+        assert!(e.starts_with(starts), "{extra}: {e}");
+    }
+}
+
+#[test]
+fn a_dumbbell_queue_limit_may_be_given_in_bandwidth_delay_products() {
+    let limit = |l: &LinkSpec| match l.forward.queue {
+        QueueSpec::DropTail { limit, .. } => limit,
+        _ => panic!("droptail"),
+    };
+    // 10 Mb/s x 40 ms = 50,000 bytes: 33.3 packets of 1500 bytes.
+    let s = dumbbell(
+        "access = { rate = \"100Mbps\", delay = \"5ms\", queue = { kind = \"droptail\", limit_bytes = \"2bdp\" } }\n\
+         bottleneck = { rate = \"10Mbps\", delay = \"10ms\", queue = { kind = \"droptail\", limit = \"1bdp\" }, \
+         reverse = { queue = { kind = \"droptail\", limit = \"0.5bdp\" } } }",
+    )
+    .unwrap();
+    assert_eq!(limit(&s.links[3]), QueueLimit::Packets(33));
+    assert!(matches!(
+        s.links[3].reverse.queue,
+        QueueSpec::DropTail {
+            limit: QueueLimit::Packets(17),
+            ..
+        }
+    ));
+    assert_eq!(limit(&s.links[0]), QueueLimit::Bytes(100_000));
+    // With per-pair RTTs (20, 40, 60 ms: mean 40 ms) the same BDP.
+    let s = dumbbell(
+        "access = { rate = \"100Mbps\", delay = \"1ms\" }\nrtt = [\"20ms\", \"40ms\", \"60ms\"]\n\
+         bottleneck = { rate = \"10Mbps\", delay = \"5ms\", queue = { kind = \"red\", limit = \"1bdp\" } }",
+    )
+    .unwrap();
+    assert!(matches!(&s.links[3].forward.queue, QueueSpec::Red(r) if r.limit == 33));
+    let e = dumbbell("access = { rate = \"1Gbps\" }\nbottleneck = { rate = \"10Mbps\", delay = \"5ms\", queue = { kind = \"droptail\", limit = \"onebdp\" } }").unwrap_err();
+    assert!(e.starts_with("topology[0].bottleneck.queue.limit: \"onebdp\" is not a multiple of the bandwidth-delay product; use e.g. \"1bdp\" or \"0.5bdp\""), "{e}");
+    let e = dumbbell("access = { rate = \"1Gbps\" }\nbottleneck = { delay = \"5ms\", queue = { kind = \"droptail\", limit = \"1bdp\" } }").unwrap_err();
+    assert!(e.starts_with("topology[0].bottleneck.rate: is required, e.g. \"10Mbps\" (a queue limit in BDPs is resolved against it)"), "{e}");
 }
 
 #[test]
@@ -554,6 +692,53 @@ fn red_in_packets_round_trips_through_the_normalised_json() {
     }
 }
 
+#[test]
+fn dualpi2_takes_the_kernels_defaults_and_its_keys_round_trip() {
+    use crate::queue::{DualPi2Config, EcnMask, QueueLimit, StepThresh};
+    let with = |q: &str| {
+        let text = BASE.replace("delay = \"1ms\"", &format!("delay = \"1ms\"\nqueue = {q}"));
+        let s = Scenario::from_toml_str(&text).unwrap();
+        let again = Scenario::from_json_str(&s.to_json().to_string()).unwrap();
+        assert_eq!(
+            s.links[0].forward.queue, again.links[0].forward.queue,
+            "{q}"
+        );
+        match s.links[0].forward.queue {
+            QueueSpec::DualPi2(c) => c,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(with("{ kind = \"dualpi2\" }"), DualPi2Config::default());
+    let c = with(
+        "{ kind = \"dualpi2\", limit_bytes = 1000000, target = \"5ms\", tupdate = \"10ms\", \
+         alpha = 0.3, beta = 6.0, step_thresh = 8, min_qlen_step = 2, coupling = 3, \
+         drop_overload = false, drop_early = true, c_protection = 30, ecn_mask = \"any_ect\", mtu = 1500 }",
+    );
+    assert_eq!(
+        c,
+        DualPi2Config {
+            limit: QueueLimit::Bytes(1_000_000),
+            target: SimDuration::from_millis(5),
+            tupdate: SimDuration::from_millis(10),
+            alpha: 0.3,
+            beta: 6.0,
+            step_thresh: StepThresh::Packets(8),
+            min_qlen_step: 2,
+            coupling: 3,
+            drop_overload: false,
+            drop_early: true,
+            c_protection: 30,
+            ecn_mask: EcnMask::AnyEct,
+            mtu: 1500,
+        }
+    );
+    let c = with("{ kind = \"dualpi2\", step_thresh = \"500us\" }");
+    assert_eq!(
+        c.step_thresh,
+        StepThresh::Delay(SimDuration::from_micros(500))
+    );
+}
+
 fn python_flow(variant: &str, options: &str) -> String {
     BASE.replace(
         "variant = \"reno\"",
@@ -645,7 +830,7 @@ fn a_python_variant_must_name_a_module_and_a_class() {
     }
     assert_eq!(
         err(&python_flow("westwood", "")),
-        "flow[0].variant: unknown variant \"westwood\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, toy, or \"python:<module>:<Class>\" for a Python controller"
+        "flow[0].variant: unknown variant \"westwood\"; allowed: tahoe, reno, newreno, sack, vegas, cubic, bbr, dctcp, prague, toy, or \"python:<module>:<Class>\" for a Python controller"
     );
 }
 
@@ -721,8 +906,8 @@ fn bad_schedules_and_outages_name_the_step() {
         "link[1].rate.schedule[2]: 2s is not after the step before (2s); steps must be in increasing time"
     );
     assert_eq!(
-        rate(r#"{ schedule = [["0s", "5 Mbit"]] }"#),
-        "link[1].rate.schedule[0][1]: \"5 Mbit\" is not a rate; use e.g. \"10Mbps\" (units: bps, Kbps, Mbps, Gbps)"
+        rate(r#"{ schedule = [["0s", "5 Mbits"]] }"#),
+        "link[1].rate.schedule[0][1]: \"5 Mbits\" is not a rate; use e.g. \"10Mbps\" (bits/s: bps, kbps, Mbps, Gbps, or Mbit, Mbit/s, Mb/s; bytes/s: Bps, KBps, MBps, GBps, or MB/s)"
     );
     assert_eq!(
         rate(r#"{ schedule = [] }"#),
@@ -801,4 +986,64 @@ fn a_bad_trace_gets_one_line_naming_the_file_and_the_line() {
         "{folder}"
     );
     assert!(err(&varying("{ trace = 5 }", "")).starts_with("link[1].rate.trace: expected a string"));
+}
+
+#[test]
+fn options_ecn_takes_classic_or_accecn_and_accecn_needs_the_linux_profile() {
+    let flow = |profile: &str, ecn: &str| {
+        format!(
+            r#"
+[simulation]
+duration = "1s"
+profile = "{profile}"
+[[topology]]
+kind = "dumbbell"
+n = 1
+access = {{ rate = "1Gbps", delay = "1ms" }}
+bottleneck = {{ rate = "10Mbps", delay = "10ms" }}
+[[flow]]
+name = "f"
+variant = "cubic"
+src = "s1"
+dst = "d1"
+options = {{ ecn = {ecn} }}
+"#
+        )
+    };
+    let s = Scenario::from_toml_str(&flow("linux", "\"accecn\"")).unwrap();
+    let tcp = s.flows[0].tcp().unwrap();
+    assert!(tcp.sender.ecn && tcp.sender.accecn);
+    assert_eq!(tcp.receiver.ecn, crate::tcp::ecn::EchoMode::AccEcn);
+    let s = Scenario::from_toml_str(&flow("linux", "\"classic\"")).unwrap();
+    let tcp = s.flows[0].tcp().unwrap();
+    assert!(tcp.sender.ecn && !tcp.sender.accecn);
+    let e = Scenario::from_toml_str(&flow("rfc", "\"accecn\"")).unwrap_err();
+    assert!(
+        e.to_string().contains("flow[0].options.ecn") && e.to_string().contains("linux"),
+        "{e}"
+    );
+    let e = Scenario::from_toml_str(&flow("linux", "\"l4s\"")).unwrap_err();
+    assert!(e.to_string().contains("\"classic\" or \"accecn\""), "{e}");
+}
+
+#[test]
+fn a_dumbbell_with_a_scheduled_bottleneck_counts_its_first_step() {
+    // The pairs' RTTs and the BDP limits read a scheduled rate or delay at its first step.
+    let s = dumbbell(
+        "access = { rate = \"100Mbps\", delay = \"1ms\" }\nrtt = \"40ms\"\n\
+         bottleneck = { rate = { schedule = [[\"0s\", \"10Mbps\"], [\"1s\", \"5Mbps\"]] }, \
+         delay = { schedule = [[\"0s\", \"5ms\"], [\"1s\", \"20ms\"]] }, \
+         queue = { kind = \"droptail\", limit_bytes = \"1bdp\" } }",
+    )
+    .unwrap();
+    // Bottleneck 2 x 5 ms and receiver side 2 x 1 ms: the sender side makes up the rest.
+    assert_eq!(delays(&s.links[0]), (14_000_000, 14_000_000));
+    let bottleneck = s.links.iter().find(|l| l.name == "bottleneck").unwrap();
+    assert!(matches!(
+        bottleneck.forward.queue,
+        QueueSpec::DropTail {
+            limit: crate::queue::QueueLimit::Bytes(50_000),
+            ..
+        }
+    ));
 }

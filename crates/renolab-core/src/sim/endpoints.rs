@@ -8,8 +8,9 @@ use super::network::{Driver, Network};
 use super::Simulation;
 use crate::app::{CbrSink, CbrSource};
 use crate::engine::{Event, Scheduler, TimerSlot};
+use crate::histogram::LogHistogram;
 use crate::packet::sack::SackBlocks;
-use crate::packet::{Ecn, Packet, PacketId, PacketKind};
+use crate::packet::{Packet, PacketId, PacketKind};
 use crate::scenario::Variant;
 use crate::tcp::cc::CcState;
 use crate::tcp::sender::SegmentKind;
@@ -64,6 +65,8 @@ pub(crate) struct Flow {
     pub(super) finished: bool,
     /// One-way delays of the data packets that reached the receiver.
     pub(super) delays: DelayStats,
+    /// The RTT samples the sender took (the `rtt` trace's `rtt_s`), ns.
+    pub(super) rtts: LogHistogram,
     /// Last (cwnd, ssthresh, inflated cwnd) reported to the tracer.
     pub(super) traced: Option<(Window, Window, Window)>,
     /// Last controller state reported to the tracer.
@@ -112,11 +115,15 @@ impl<T: Tracer> Driver for Simulation<T> {
             }
             (Endpoints::Tcp(tcp), PacketKind::Ack) => {
                 tcp.sender
-                    .on_ack_ecn(now, packet.seq, &packet.sack, packet.ecn.ece());
+                    .on_ack_flags(now, packet.seq, &packet.sack, packet.ecn);
                 if T::ENABLED {
                     self.tracer
                         .seq_event(now, flow, SeqEvent::Acked, packet.seq);
-                    if let Some((rtt, srtt, rto)) = tcp.sender.take_rtt_sample() {
+                }
+                if let Some(rtt) = tcp.sender.take_rtt_sample() {
+                    state.rtts.record(rtt.as_nanos());
+                    if T::ENABLED {
+                        let (srtt, rto) = tcp.sender.srtt_and_rto(rtt);
                         self.tracer.rtt_sample(now, flow, rtt, srtt, rto);
                     }
                 }
@@ -126,11 +133,11 @@ impl<T: Tracer> Driver for Simulation<T> {
                 }
             }
             (Endpoints::Tcp(tcp), PacketKind::Syn) => {
-                tcp.receiver.on_syn(now);
+                tcp.receiver.on_syn_ecn(now, packet.ecn);
                 self.after_receiver(now, slot);
             }
             (Endpoints::Tcp(tcp), PacketKind::SynAck) => {
-                tcp.sender.on_syn_ack(now);
+                tcp.sender.on_syn_ack_ecn(now, packet.ecn);
                 self.after_sender(now, slot);
             }
             (Endpoints::Cbr { sink, .. }, PacketKind::Datagram) => sink.on_packet(packet.size),
@@ -285,7 +292,7 @@ impl<T: Tracer> Simulation<T> {
                 retransmit: false,
                 sent_at: now,
                 sack: ack.sack,
-                ecn: Ecn::NONE.with_ece(ack.ece),
+                ecn: ack.flags,
             };
             let receiver_node = state.dst;
             Network::inject(self, now, receiver_node, packet);

@@ -4,6 +4,7 @@
 use super::delay::DelayStats;
 use super::{Endpoints, Flow, FlowCounters, Simulation};
 use crate::app::{CbrSink, CbrSource};
+use crate::histogram::LogHistogram;
 use crate::net::LinkDir;
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{layout, record_bytes, FinishedTrace, TraceData, TraceFailure, Tracer};
@@ -82,6 +83,17 @@ pub struct FlowResult {
     pub latency_p99_s: Option<f64>,
     /// Mean jitter of the same packets: mean |delay - previous delay|, seconds.
     pub jitter_s: Option<f64>,
+    /// Mean of the RTT samples the sender took, seconds (`None` for a CBR flow, and
+    /// before the first sample).
+    pub mean_rtt_s: Option<f64>,
+    /// Median of the same samples, seconds (log-bucket histogram: within 3.2 %).
+    pub rtt_p50_s: Option<f64>,
+    /// 99th percentile of the same samples, seconds.
+    pub rtt_p99_s: Option<f64>,
+    /// Mean time a data packet that arrived spent waiting in link queues, summed over the
+    /// hops of its path, seconds; `None` when the path crosses a shared medium, whose
+    /// stations' queues are not counted.
+    pub mean_queue_delay_s: Option<f64>,
     /// When the flow's application started (a workload's flow: when it arrived).
     pub start: SimTime,
     /// Payload bytes of a finite transfer (`None`: unlimited, or CBR).
@@ -102,8 +114,9 @@ impl FlowResult {
         delays: &DelayStats,
         end: SimTime,
     ) -> Self {
-        let mean_latency_s = (counted.data_arrived > 0)
-            .then(|| counted.latency_sum_ns as f64 / counted.data_arrived as f64 * 1e-9);
+        let per_arrival = |sum_ns: u128| {
+            (counted.data_arrived > 0).then(|| sum_ns as f64 / counted.data_arrived as f64 * 1e-9)
+        };
         FlowResult {
             flow,
             variant: "cbr",
@@ -120,17 +133,28 @@ impl FlowResult {
             drops: counted.data_dropped + counted.acks_dropped,
             data_drops: counted.data_dropped,
             ack_drops: counted.acks_dropped,
-            mean_latency_s,
+            mean_latency_s: per_arrival(counted.latency_sum_ns),
             end,
             ecn_marks: 0,
             cwnd_reductions: 0,
             latency_p50_s: delays.quantile_s(0.5),
             latency_p99_s: delays.quantile_s(0.99),
             jitter_s: delays.jitter_s(),
+            mean_rtt_s: None,
+            rtt_p50_s: None,
+            rtt_p99_s: None,
+            mean_queue_delay_s: per_arrival(counted.queue_wait_sum_ns),
             start: SimTime::ZERO,
             size_bytes: None,
             ideal_fct: None,
         }
+    }
+
+    /// Sets the RTT figures from the sender's samples `rtts` (ns).
+    pub fn set_rtts(&mut self, rtts: &LogHistogram) {
+        self.mean_rtt_s = rtts.mean_s();
+        self.rtt_p50_s = rtts.quantile_s(0.5);
+        self.rtt_p99_s = rtts.quantile_s(0.99);
     }
 
     /// Flow completion time: from the application's start to the last byte delivered,
@@ -204,6 +228,17 @@ pub struct LinkResult {
     pub utilisation: f64,
     /// Most packets waiting at once.
     pub max_queue: u64,
+    /// A DualPI2's counters of its L and classic queues (zero for other disciplines).
+    pub dual: crate::queue::DualQueueStats,
+    /// Mean time a packet waited in the queue before its transmission started (0 for a
+    /// packet that found the wire idle), over the packets transmitted, seconds.
+    pub mean_queue_delay_s: Option<f64>,
+    /// Median of the same waits, seconds (log-bucket histogram: within 3.2 %).
+    pub queue_delay_p50_s: Option<f64>,
+    /// 99th percentile of the same waits, seconds.
+    pub queue_delay_p99_s: Option<f64>,
+    /// Packets waiting, averaged over time from the start to the end of the run.
+    pub mean_queue_packets: f64,
 }
 
 impl LinkResult {
@@ -211,6 +246,10 @@ impl LinkResult {
     pub fn of(dir: &LinkDir, nodes: &[String], end: SimTime) -> Self {
         let run_ns = end.0.max(1) as f64;
         let stats = dir.stats;
+        // Every packet transmitted either waited (recorded when it left the queue) or went
+        // straight onto an idle wire: 0.
+        let mut waits = dir.occupancy.sojourns.clone();
+        waits.record_zeros(stats.packets_sent.saturating_sub(waits.count()));
         LinkResult {
             link: dir.name.clone(),
             from: nodes[dir.from as usize].clone(),
@@ -222,6 +261,11 @@ impl LinkResult {
             stats,
             utilisation: (stats.busy_ns as f64 / run_ns).min(1.0),
             max_queue: stats.max_queue,
+            dual: dir.queue.dual_stats(),
+            mean_queue_delay_s: waits.mean_s(),
+            queue_delay_p50_s: waits.quantile_s(0.5),
+            queue_delay_p99_s: waits.quantile_s(0.99),
+            mean_queue_packets: dir.occupancy.mean_packets(end, dir.queue.len()),
         }
     }
 }
@@ -453,6 +497,7 @@ pub(super) fn flow_row(
     flow: &Flow,
     counted: &FlowCounters,
     node_names: &[String],
+    crosses_medium: bool,
     end: SimTime,
 ) -> FlowResult {
     let mut row = FlowResult::counted(
@@ -481,8 +526,13 @@ pub(super) fn flow_row(
             row.ecn_marks = receiver.ce_received;
             row.cwnd_reductions = sender.cwnd_reductions;
             row.size_bytes = tcp.sender.transfer().bytes;
+            row.set_rtts(&flow.rtts);
         }
         Endpoints::Cbr { source, sink } => row.set_cbr(source, sink, flow.start),
+    }
+    if crosses_medium {
+        // A station's queue is not a link's: its waits are not counted.
+        row.mean_queue_delay_s = None;
     }
     row
 }
@@ -501,10 +551,13 @@ pub(super) fn collect<T: Tracer>(
     let fixed = sim.workloads.fixed as usize;
     // A workload's flows, retired or alive, in the order they arrived, after the scenario's.
     retired.extend(sim.workloads.live().map(|(id, slot)| {
+        let flow = &sim.flows[slot];
+        let crosses_medium = sim.network.route_crosses_medium(flow.src, flow.dst);
         let row = flow_row(
-            &sim.flows[slot],
+            flow,
             &counters[id as usize],
             &sim.node_names,
+            crosses_medium,
             end,
         );
         (id, row)
@@ -512,8 +565,16 @@ pub(super) fn collect<T: Tracer>(
     retired.sort_unstable_by_key(|(id, _)| *id);
     // Mapped in place (the same allocation), then the scenario's flows put first.
     let mut flows: Vec<FlowResult> = retired.into_iter().map(|(_, row)| row).collect();
-    let scenario_flows = (sim.flows[..fixed].iter())
-        .map(|flow| flow_row(flow, &counters[flow.id as usize], &sim.node_names, end));
+    let scenario_flows = (sim.flows[..fixed].iter()).map(|flow| {
+        let crosses_medium = sim.network.route_crosses_medium(flow.src, flow.dst);
+        flow_row(
+            flow,
+            &counters[flow.id as usize],
+            &sim.node_names,
+            crosses_medium,
+            end,
+        )
+    });
     flows.splice(0..0, scenario_flows);
     let run_ns = end.0.max(1) as f64;
     let links = sim

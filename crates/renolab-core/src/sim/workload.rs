@@ -207,7 +207,8 @@ impl<T: Tracer> Simulation<T> {
         tcp.receiver_timer = TimerSlot::default();
         let id = flow.id;
         let counted = &self.network.flow_counters()[id as usize];
-        let row = results::flow_row(flow, counted, &self.node_names, now);
+        let crosses_medium = self.network.route_crosses_medium(flow.src, flow.dst);
+        let row = results::flow_row(flow, counted, &self.node_names, crosses_medium, now);
         self.workloads.retire(id, row);
         true
     }

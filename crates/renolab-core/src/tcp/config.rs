@@ -85,6 +85,9 @@ pub struct SenderConfig {
     pub pacing: bool,
     /// ECN negotiated (RFC 3168): data is ECN-capable and ECN-Echo reduces the window.
     pub ecn: bool,
+    /// Accurate ECN (RFC 9768) asked for on the SYN (the Linux sender's; with `ecn`): the
+    /// ACE field of each ACK counts the CE marks.
+    pub accecn: bool,
 }
 
 /// Receiver settings.

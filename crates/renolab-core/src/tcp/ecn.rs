@@ -10,11 +10,18 @@
 //!   ECE on exactly the ACKs of CE segments, an ACK sent at once whenever the CE state
 //!   changes so that delayed ACKs never mix marked and unmarked segments.
 //!
-//! ECN is negotiated on the SYN exchange; renolab's flows either both do it or neither
-//! (`options.ecn`), so the negotiation itself is not simulated.
+//! - Accurate ECN (RFC 9768, [`super::accecn`]): the receiver counts CE-marked packets
+//!   and puts the count modulo 8 in the ACE field of every ACK; the sender decodes it into
+//!   the segments newly marked per ACK. Its data then carry no CWR, and an L4S controller's
+//!   carry ECT(1).
+//!
+//! RFC 3168's ECN is agreed implicitly: renolab's flows either both do it or neither
+//! (`options.ecn = true`). Accurate ECN is negotiated on the SYN exchange, falling back to
+//! RFC 3168 or to none against a peer that does not support it.
 
+use super::accecn::{self, AceReceiver, AceSender, EcnSupport};
 use super::config::Dialect;
-use crate::packet::Ecn;
+use crate::packet::{Codepoint, Ecn};
 
 /// How a receiver echoes Congestion Experienced.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,6 +34,9 @@ pub enum EchoMode {
     /// RFC 8257 §3.2 (Linux `dctcp_ece_ack_update()`): ECE mirrors the CE state of the
     /// segments the ACK covers; a change of state flushes the delayed ACK first.
     Dctcp,
+    /// RFC 9768: the ACE field of every ACK counts the CE-marked packets; an ACK goes at
+    /// once on each change of the IP-ECN field and when 6 marks wait.
+    AccEcn,
 }
 
 /// The receiver's ECN state.
@@ -37,6 +47,10 @@ pub struct EcnEcho {
     /// RFC 3168: CE seen and no CWR since (Linux `TCP_ECN_DEMAND_CWR`). DCTCP: the CE
     /// state of the last segment (`DCTCP.CE`, Linux `ca->ce_state`).
     pub echo: bool,
+    /// AccECN: the count of CE marks.
+    ace: AceReceiver,
+    /// AccECN: the SYN-ACK's ACE flags, once a SYN was answered.
+    synack_ace: u8,
 }
 
 /// What a data segment's ECN bits ask of the receiver's ACK policy.
@@ -54,7 +68,55 @@ pub struct EchoChange {
 impl EcnEcho {
     /// A receiver echoing per `mode`.
     pub fn new(mode: EchoMode) -> Self {
-        EcnEcho { mode, echo: false }
+        EcnEcho {
+            mode,
+            echo: false,
+            ace: AceReceiver::default(),
+            synack_ace: 0,
+        }
+    }
+
+    /// A SYN carrying `syn` arrived: a receiver supporting AccECN answers an AccECN SYN in
+    /// kind and falls back to RFC 3168 or none for another (RFC 9768 §3.1.1); one
+    /// supporting RFC 3168 answers an AccECN SYN as RFC 3168 (ECE alone). A classic SYN
+    /// carries no flags in renolab (the implicit agreement): the mode stays.
+    pub fn on_syn(&mut self, syn: Ecn) {
+        let support = match self.mode {
+            EchoMode::Off => EcnSupport::Off,
+            EchoMode::Rfc3168 | EchoMode::Dctcp => EcnSupport::Classic,
+            EchoMode::AccEcn => EcnSupport::AccEcn,
+        };
+        if syn.ace() == 0 && support != EcnSupport::AccEcn {
+            return;
+        }
+        let (reply, agreed) = accecn::server_reply(support, syn.ace(), syn.codepoint());
+        self.synack_ace = reply;
+        self.mode = match (agreed, self.mode) {
+            (EcnSupport::AccEcn, _) => EchoMode::AccEcn,
+            (EcnSupport::Classic, EchoMode::AccEcn) => EchoMode::Rfc3168,
+            (EcnSupport::Classic, mode) => mode,
+            (EcnSupport::Off, _) => EchoMode::Off,
+        };
+    }
+
+    /// The ECN flags of the SYN-ACK.
+    pub fn syn_ack_bits(&self) -> Ecn {
+        Ecn::NONE.with_ace(self.synack_ace)
+    }
+
+    /// The TCP ECN flags of an ACK sent now: ECE, or under AccECN the ACE field (the CE
+    /// marks it reports count as acknowledged).
+    #[inline]
+    pub fn ack_bits(&mut self, ece: bool) -> Ecn {
+        match self.mode {
+            EchoMode::AccEcn => Ecn::NONE.with_ace(self.ace.ack()),
+            _ => Ecn::NONE.with_ece(ece),
+        }
+    }
+
+    /// CE-marked packets counted under AccECN.
+    pub fn ce_counted(&self) -> u32 {
+        self.ace.ce_packets()
     }
 
     /// A data segment carrying `ecn` arrived: update the state.
@@ -88,6 +150,10 @@ impl EcnEcho {
                     first_ce: false,
                 }
             }
+            EchoMode::AccEcn => EchoChange {
+                ack_now: self.ace.on_packet(ecn.codepoint()),
+                ..EchoChange::default()
+            },
         }
     }
 
@@ -106,6 +172,17 @@ pub struct EcnSender {
     /// Retransmissions are ECT too: ns-2 (`ecn_` marks every segment) and Linux under a
     /// controller that needs ECN (DCTCP); RFC 3168 §6.1.5 forbids it otherwise.
     ect_on_retransmits: bool,
+    /// AccECN was negotiated: ACKs carry the ACE counter, data no CWR.
+    pub accecn: bool,
+    /// What the SYN asks for (AccECN falls back on the SYN-ACK's answer).
+    asks: EcnSupport,
+    /// Data carry ECT(1), the L4S identifier (Linux `TCP_CONG_WANTS_ECT_1`: Prague).
+    ect1: bool,
+    /// An RFC 3168 answer to an AccECN SYN is accepted (Linux: unless the controller says
+    /// `TCP_CONG_NO_FALLBACK_RFC3168`).
+    classic_allowed: bool,
+    /// The decoder of the ACE field.
+    ace: AceSender,
     /// CWR may go on a retransmission (ns-2's `SetCWRonRetransmit_`, default true); RFC
     /// 3168 and Linux put it on the next new data segment.
     cwr_on_retransmits: bool,
@@ -121,16 +198,74 @@ impl EcnSender {
         let ns2 = dialect == Dialect::Ns2;
         EcnSender {
             enabled,
+            accecn: false,
+            asks: if enabled {
+                EcnSupport::Classic
+            } else {
+                EcnSupport::Off
+            },
+            ect1: false,
+            classic_allowed: true,
+            ace: AceSender::default(),
             ect_on_retransmits: ns2 || needs_ecn,
             cwr_on_retransmits: ns2,
             cwr_due: false,
         }
     }
 
+    /// The sender asks for Accurate ECN on its SYN (and uses it without a handshake);
+    /// `wants_ect1` for an L4S controller: ECT(1) on data, and no fallback to RFC 3168.
+    pub fn with_accecn(mut self, wants_ect1: bool) -> Self {
+        self.enabled = true;
+        self.accecn = true;
+        self.asks = EcnSupport::AccEcn;
+        self.ect1 = wants_ect1;
+        self.classic_allowed = !wants_ect1;
+        self
+    }
+
+    /// The ECN flags of the SYN: AE, CWR and ECE for AccECN (RFC 9768 §3.1.1); none for
+    /// RFC 3168's implicit agreement.
+    pub fn syn_bits(&self) -> Ecn {
+        match self.asks {
+            EcnSupport::AccEcn => Ecn::NONE.with_ace(accecn::syn_ace(EcnSupport::AccEcn)),
+            _ => Ecn::NONE,
+        }
+    }
+
+    /// The SYN-ACK carried `synack`: an AccECN sender keeps AccECN, falls back to RFC 3168
+    /// or turns ECN off, as the answer says (RFC 9768 §3.1.2).
+    pub fn on_syn_ack(&mut self, synack: Ecn) {
+        if self.asks != EcnSupport::AccEcn {
+            return;
+        }
+        let agreed = accecn::client_outcome(self.asks, synack.ace(), self.classic_allowed);
+        self.enabled = agreed != EcnSupport::Off;
+        self.accecn = agreed == EcnSupport::AccEcn;
+    }
+
+    /// An ACK with TCP flags `ecn` newly delivered `delivered` segments: the segments newly
+    /// reported CE-marked (AccECN's ACE field, RFC 9768 §3.2.2.5), or under RFC 3168 one if
+    /// it echoed ECE. Zero when ECN is off.
+    #[inline]
+    pub fn on_ack(&mut self, ecn: Ecn, delivered: u32) -> u32 {
+        if self.accecn {
+            self.ace.on_ack(ecn.ace(), delivered)
+        } else {
+            u32::from(self.enabled && ecn.ece())
+        }
+    }
+
+    /// CE-marked segments reported so far under AccECN.
+    pub fn ce_reported(&self) -> u32 {
+        self.ace.ce_packets()
+    }
+
     /// The window was reduced (for an ECN-Echo or a loss): announce it with CWR.
     #[inline]
     pub fn on_reduction(&mut self) {
-        self.cwr_due = self.enabled;
+        // Under AccECN the ACE counter replaces CWR (RFC 9768 §3.2.2).
+        self.cwr_due = self.enabled && !self.accecn;
     }
 
     /// The ECN bits of a data segment sent now (a retransmission if `retransmit`).
@@ -141,7 +276,11 @@ impl EcnSender {
         }
         let mut bits = Ecn::NONE;
         if !retransmit || self.ect_on_retransmits {
-            bits = bits.with_ect0();
+            bits = if self.ect1 {
+                bits.with_codepoint(Codepoint::Ect1)
+            } else {
+                bits.with_ect0()
+            };
         }
         if self.cwr_due && (!retransmit || self.cwr_on_retransmits) {
             self.cwr_due = false;

@@ -20,6 +20,7 @@ fn sender(cc: Cc) -> TcpSender {
     let config = SenderConfig {
         initial_window: 10,
         ecn: true,
+        accecn: false,
         ..super::sender::tests_support::config()
     };
     let mut s = TcpSender::new(config, TRANSFER, cc, 0);

@@ -9,6 +9,7 @@
 //! - the parts they share: [`rtt`], [`scoreboard`], [`rate`], [`pacing`], [`minmax`],
 //!   [`window`], [`seqset`], [`ecn`], [`config`].
 
+pub mod accecn;
 pub mod cc;
 pub mod config;
 pub mod ecn;
@@ -23,6 +24,8 @@ pub mod sender;
 pub mod seqset;
 pub mod window;
 
+#[cfg(test)]
+mod accecn_tests;
 #[cfg(test)]
 mod ecn_tests;
 

@@ -28,6 +28,10 @@ pub struct Pacer {
     next_send: SimTime,
     /// A segment is held back: the sender wants waking at `next_send`.
     waiting: bool,
+    /// Segments that may still leave back to back at `burst_at` (a controller's GSO burst,
+    /// Linux's `tso_segs` hook: one socket buffer of several segments per release).
+    burst_left: u32,
+    burst_at: SimTime,
 }
 
 impl Pacer {
@@ -37,6 +41,8 @@ impl Pacer {
             enabled,
             next_send: SimTime::ZERO,
             waiting: false,
+            burst_left: 0,
+            burst_at: SimTime::ZERO,
         }
     }
 
@@ -62,7 +68,8 @@ impl Pacer {
     /// wants waking at [`Pacer::release`]).
     #[inline]
     pub fn holds(&mut self, now: SimTime) -> bool {
-        let held = self.enabled && now < self.next_send;
+        let in_burst = self.burst_left > 0 && self.burst_at == now;
+        let held = self.enabled && now < self.next_send && !in_burst;
         if held {
             self.waiting = true;
         }
@@ -73,6 +80,20 @@ impl Pacer {
     #[inline]
     pub fn release(&self) -> Option<SimTime> {
         self.waiting.then_some(self.next_send)
+    }
+
+    /// The segment that just left at `now` belongs to a burst of `burst` segments (1: no
+    /// burst): the rest of the burst may follow at once, each still adding its gap to the
+    /// release time, as the segments of one of Linux's GSO buffers leave together and the
+    /// next buffer waits for all of them (`tcp_update_skb_after_send()`).
+    #[inline]
+    pub fn count_burst(&mut self, now: SimTime, burst: u32) {
+        if self.burst_left > 0 && self.burst_at == now {
+            self.burst_left -= 1;
+        } else {
+            self.burst_left = burst.saturating_sub(1);
+            self.burst_at = now;
+        }
     }
 
     /// A segment of `wire_bytes` left at `now`, the sender's `segments_sent`-th, at `rate`

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use crate::loss::LossCause;
 use crate::net::wifi::AirFrame;
 use crate::packet::{Packet, PacketKind};
-use crate::queue::QueueDrop;
+use crate::queue::{QueueDrop, SubQueue, SubQueueState, SUB_QUEUE_NAMES};
 use crate::tcp::cc::{CcState, TraceKind};
 use crate::tcp::Window;
 use crate::time::{SimDuration, SimTime};
@@ -158,6 +158,8 @@ pub static CODED_COLUMNS: LazyLock<Vec<(&'static str, &'static str, &'static [&'
             ("drops", "cause", &DROP_CAUSE_NAMES[..]),
             ("hops", "event", &HOP_EVENT_NAMES[..]),
             ("hops", "kind", &PACKET_KIND_NAMES[..]),
+            ("hops", "ecn", &crate::packet::CODEPOINT_NAMES[..]),
+            ("queue", "queue", &SUB_QUEUE_NAMES[..]),
             ("cc", "mode", crate::tcp::cc::cc_modes()),
         ]
     });
@@ -209,6 +211,10 @@ pub trait Tracer {
         avg_packets: f64,
         packet: &Packet,
     );
+    /// One of the two queues of link direction `link`'s DualPI2 changed (written after
+    /// [`Tracer::queue_changed`] for the whole, as one row per queue).
+    #[inline(always)]
+    fn sub_queue_changed(&mut self, _now: SimTime, _link: u32, _state: &SubQueueState) {}
     /// A packet was dropped on link direction `link`.
     fn dropped(&mut self, now: SimTime, link: u32, packet: &Packet, cause: DropCause);
     /// A packet passed a point of link direction `link` (or of a medium's station: the
@@ -286,6 +292,8 @@ const FIXED_TRACES: &[(&str, &[(&str, &str)])] = &[
             ("bytes", "<u8"),
             ("marked", "u1"),
             ("avg_packets", "<f8"),
+            ("queue", "u1"),
+            ("prob", "<f8"),
         ],
     ),
     (
@@ -310,6 +318,7 @@ const FIXED_TRACES: &[(&str, &[(&str, &str)])] = &[
             ("flow", "<u4"),
             ("seq", "<u4"),
             ("uid", "<u8"),
+            ("ecn", "u1"),
         ],
     ),
 ];
@@ -538,7 +547,25 @@ impl Tracer for Recorder {
                     .u32(packets)
                     .u64(bytes)
                     .u8(0)
-                    .f64(avg_packets),
+                    .f64(avg_packets)
+                    .u8(SubQueue::All as u8)
+                    .f64(f64::NAN),
+            );
+        }
+    }
+
+    fn sub_queue_changed(&mut self, now: SimTime, link: u32, state: &SubQueueState) {
+        if let Some(s) = &mut self.queue {
+            s.push(
+                Record::new()
+                    .u64(now.0)
+                    .u32(link)
+                    .u32(state.packets)
+                    .u64(state.bytes)
+                    .u8(0)
+                    .f64(f64::NAN)
+                    .u8(state.queue as u8)
+                    .f64(state.prob),
             );
         }
     }
@@ -561,7 +588,9 @@ impl Tracer for Recorder {
                     .u32(packets)
                     .u64(bytes)
                     .u8(1)
-                    .f64(avg_packets),
+                    .f64(avg_packets)
+                    .u8(SubQueue::All as u8)
+                    .f64(f64::NAN),
             );
         }
     }
@@ -591,7 +620,8 @@ impl Tracer for Recorder {
                     .u32(p.size)
                     .u32(p.flow)
                     .u32(p.seq)
-                    .u64(uid as u64),
+                    .u64(uid as u64)
+                    .u8(p.ecn.field()),
             );
         }
         if event == HopEvent::Dequeue {
@@ -609,21 +639,27 @@ impl Tracer for Recorder {
 
     fn cc_changed(&mut self, now: SimTime, flow: u32, c: &CcState) {
         if let Some(s) = &mut self.cc {
-            // Time, flow, and at most MAX_CC_COLUMNS of 8 bytes.
-            let mut record =
-                sink::RecordOf::<{ 12 + 8 * crate::tcp::cc::registry::MAX_CC_COLUMNS }>::new()
-                    .u64(now.0)
-                    .u32(flow);
-            for (i, column) in crate::tcp::cc::cc_columns().iter().enumerate() {
-                record = match column.kind {
-                    TraceKind::Mode => record.u8(c.mode(i)),
-                    TraceKind::Number => record.f64(c.value(i)),
-                };
-            }
-            s.push(record);
+            s.push(cc_record(now, flow, c));
         }
     }
 }
+
+/// The `cc` trace's record of `flow`'s controller state `c` at `now`: time, flow, and one
+/// value per column of [`crate::tcp::cc::cc_columns`] (also written by the emulator from the
+/// kernel's `TCP_INFO`).
+pub fn cc_record(now: SimTime, flow: u32, c: &CcState) -> CcRecord {
+    let mut record = CcRecord::new().u64(now.0).u32(flow);
+    for (i, column) in crate::tcp::cc::cc_columns().iter().enumerate() {
+        record = match column.kind {
+            TraceKind::Mode => record.u8(c.mode(i)),
+            TraceKind::Number => record.f64(c.value(i)),
+        };
+    }
+    record
+}
+
+/// A `cc` trace record: time, flow, and at most `MAX_CC_COLUMNS` values of 8 bytes.
+pub type CcRecord = sink::RecordOf<{ 12 + 8 * crate::tcp::cc::registry::MAX_CC_COLUMNS }>;
 
 #[cfg(test)]
 mod tests {

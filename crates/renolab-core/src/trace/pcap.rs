@@ -409,7 +409,8 @@ impl PcapSet {
             buf.extend_from_slice(&dport.to_be_bytes());
             buf.extend_from_slice(&seq.to_be_bytes());
             buf.extend_from_slice(&ack.to_be_bytes());
-            buf.push(((tcp_header / 4) as u8) << 4); // data offset, in 32-bit words
+            // Data offset in 32-bit words, then AE (RFC 9768 §3.2.2, the former NS bit).
+            buf.push(((tcp_header / 4) as u8) << 4 | p.ecn.ae() as u8);
             buf.push(flags);
             buf.extend_from_slice(&TCP_WINDOW.to_be_bytes());
             buf.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer

@@ -1,7 +1,7 @@
 //! The applications: one real socket pair per TCP flow. The sender connects at the flow's
 //! start, writes `bytes` (then closes its half) or writes until `stop`; the receiver reads
-//! and discards. `TCP_INFO` of every sender is sampled on a fixed interval for the `cwnd`
-//! and `rtt` traces, and once at the end for the flow's counters.
+//! and discards. `TCP_INFO` of every sender is sampled on a fixed interval for the `cwnd`,
+//! `rtt` and `cc` traces, and once at the end for the flow's counters.
 //!
 //! One thread serves every flow with `ppoll`: the work per byte is the kernel's, and a
 //! thread per flow would only compete with the driver for the CPU.
@@ -9,11 +9,12 @@
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use renolab_core::tcp::cc::CcState;
 use renolab_core::time::SimTime;
-use renolab_core::trace::{Record, TraceSink};
+use renolab_core::trace::{cc_record, Record, TraceSink};
 
 use super::sys;
-use crate::tcp_info::TcpInfo;
+use crate::tcp_info::{cc_state, BbrInfo, TcpInfo};
 
 /// Bytes the sender offers per `write`.
 const CHUNK: usize = 256 * 1024;
@@ -72,14 +73,17 @@ struct App {
     out: FlowOutcome,
     traced: Option<(u32, u32)>,
     traced_rtt: Option<u32>,
+    traced_cc: Option<CcState>,
 }
 
-/// The `cwnd` and `rtt` traces, fed from `TCP_INFO`.
+/// The `cwnd`, `rtt` and `cc` traces, fed from `TCP_INFO` (and `TCP_CC_INFO`).
 pub struct InfoTraces {
     /// `cwnd` records (time, flow, cwnd, ssthresh and the inflated cwnd, in segments).
     pub cwnd: Option<TraceSink>,
     /// `rtt` records (time, flow, srtt as the sample and as srtt, rto).
     pub rtt: Option<TraceSink>,
+    /// `cc` records: pacing and delivery rates, min RTT; BBR's estimate, gains and mode.
+    pub cc: Option<TraceSink>,
 }
 
 /// Runs the applications until `stop` is set; sets `finished` once every finite transfer
@@ -103,6 +107,7 @@ pub fn run(
             out: FlowOutcome::default(),
             traced: None,
             traced_rtt: None,
+            traced_cc: None,
         })
         .collect();
     let zeros = vec![0u8; CHUNK];
@@ -296,6 +301,17 @@ fn sample(a: &mut App, flow: u32, t: SimTime, traces: &mut InfoTraces) {
                     .u64(srtt)
                     .u64(info.rto_us as u64 * 1_000),
             );
+        }
+    }
+    if let Some(s) = &mut traces.cc {
+        let mut buf = [0u8; 64];
+        let bbr = sys::tcp_cc_info(&a.s.client, &mut buf)
+            .ok()
+            .and_then(|len| BbrInfo::parse(&buf[..len.min(buf.len())]));
+        let cc = cc_state(&info, bbr.as_ref());
+        if a.traced_cc != Some(cc) {
+            a.traced_cc = Some(cc);
+            s.push(cc_record(t, flow, &cc));
         }
     }
     a.out.last = Some(info);

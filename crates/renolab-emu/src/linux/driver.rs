@@ -643,6 +643,8 @@ mod tests {
                 data_sent: 2,
                 data_arrived: 2,
                 latency_sum_ns: latencies.iter().sum::<u128>(),
+                // The data segment waited in the queue while the SYN was serialised.
+                queue_wait_sum_ns: 40_000,
                 ..FlowCounters::default()
             }
         );

@@ -21,7 +21,7 @@ use renolab_core::time::SimTime;
 use renolab_core::trace::{PcapSet, Recorder, TraceRequest, TraceSink, TRACES};
 
 use crate::plan::{FlowRole, Plan};
-use crate::{EmuError, Emulation, HostReport, KernelFlow, Report, Request};
+use crate::{EmuError, Emulation, HostReport, KernelFlow, Offloads, Report, Request};
 use apps::{FlowOutcome, FlowSockets, InfoTraces};
 use driver::{Driver, Timing};
 use netns::Namespaces;
@@ -128,6 +128,7 @@ struct HostSetup {
     netns: File,
     tun: OwnedFd,
     sysctls: Vec<(String, String)>,
+    offloads: Offloads,
 }
 
 fn setup_host(plan: &Plan, h: usize, spaces: &mut Namespaces) -> Result<HostSetup, EmuError> {
@@ -193,6 +194,13 @@ fn setup_host(plan: &Plan, h: usize, spaces: &mut Namespaces) -> Result<HostSetu
         "up",
     ])
     .map_err(&fail)?;
+    // Offloads before any socket exists: a socket takes its device's features when it
+    // connects (`sk_setup_caps()`).
+    let offloads = netns::within(&netns, || sys::set_offloads(dev, host.gso))
+        .map_err(failed(&format!("setting the offloads of {dev}")))?;
+    if !host.gso {
+        netns::ip(&["-n", ns, "link", "set", "dev", dev, "gso_max_segs", "1"]).map_err(&fail)?;
+    }
     netns::ip(&["-n", ns, "addr", "add", &format!("{ip}/32"), "dev", dev]).map_err(&fail)?;
     netns::ip(&["-n", ns, "route", "add", "10.0.0.0/8", "dev", dev]).map_err(&fail)?;
     // Per-route settings of this host's flows (checked consistent by the plan).
@@ -223,6 +231,7 @@ fn setup_host(plan: &Plan, h: usize, spaces: &mut Namespaces) -> Result<HostSetu
         netns,
         tun,
         sysctls,
+        offloads,
     })
 }
 
@@ -302,9 +311,9 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
     let sockets = setup_sockets(plan, &hosts)?;
     let flow_of_socket: Vec<u32> = sockets.iter().map(|s| s.flow).collect();
 
-    // Traces: cwnd and rtt come from TCP_INFO (the applications' thread), the others from
-    // the driver.
-    let info_names = ["cwnd", "rtt"];
+    // Traces: cwnd, rtt and cc come from TCP_INFO (the applications' thread), the others
+    // from the driver.
+    let info_names = ["cwnd", "rtt", "cc"];
     let driver_request = TraceRequest {
         names: request
             .traces
@@ -331,7 +340,10 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
             .dir
             .as_ref()
             .map(|d| d.join(format!(".{name}.bin")));
-        let name: &'static str = if name == "cwnd" { "cwnd" } else { "rtt" };
+        let name = info_names
+            .iter()
+            .find(|n| **n == name)
+            .expect("an info trace");
         TraceSink::new(name, fields, path, limit)
             .map(Some)
             .map_err(EmuError::Failed)
@@ -339,6 +351,7 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
     let mut info_traces = InfoTraces {
         cwnd: sink("cwnd")?,
         rtt: sink("rtt")?,
+        cc: sink("cc")?,
     };
     let pcap = match &request.traces.pcap_dir {
         Some(dir) => {
@@ -429,8 +442,10 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
     });
     let wall = started.elapsed().as_secs_f64();
     // Sockets are closed (the applications returned them); the namespaces go now.
-    let host_sysctls: Vec<Vec<(String, String)>> =
-        hosts.iter().map(|h| h.sysctls.clone()).collect();
+    let host_sysctls: Vec<(Vec<(String, String)>, Offloads)> = hosts
+        .iter()
+        .map(|h| (h.sysctls.clone(), h.offloads))
+        .collect();
     let tun_dropped: Vec<Option<u64>> = plan
         .hosts
         .iter()
@@ -454,7 +469,11 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
     let (recorder, pcap) = driver.into_traces();
     let (mut traces, mut failures) = recorder.finish();
     failures.extend(pcap.and_then(|p| p.finish()));
-    for (name, sink) in [("cwnd", info_traces.cwnd), ("rtt", info_traces.rtt)] {
+    for (name, sink) in [
+        ("cwnd", info_traces.cwnd),
+        ("rtt", info_traces.rtt),
+        ("cc", info_traces.cc),
+    ] {
         if let Some(sink) = sink {
             sink.finish_into(name, &mut traces, &mut failures);
         }
@@ -474,13 +493,14 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
             .iter()
             .zip(host_sysctls)
             .zip(tun_dropped)
-            .map(|((h, sysctls), dropped)| HostReport {
+            .map(|((h, (sysctls, offloads)), dropped)| HostReport {
                 node: h.name.clone(),
                 netns: h.netns.clone(),
                 device: h.device.clone(),
                 ip: ipv4(h.ip),
                 sysctls,
                 tun_tx_dropped: dropped,
+                offloads: Some(offloads),
             })
             .collect(),
         mtu: plan.mtu,

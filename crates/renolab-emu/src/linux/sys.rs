@@ -6,6 +6,8 @@ use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
+use crate::Offloads;
+
 /// Nanoseconds on `CLOCK_MONOTONIC` (a vDSO call: tens of nanoseconds).
 #[inline]
 pub fn clock_ns() -> u64 {
@@ -80,6 +82,82 @@ pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
         "TUNSETIFF",
     )?;
     Ok(fd)
+}
+
+// The legacy ethtool commands (`include/uapi/linux/ethtool.h`): one `struct ethtool_value`.
+const ETHTOOL_GTSO: u32 = 0x1e;
+const ETHTOOL_STSO: u32 = 0x1f;
+const ETHTOOL_GGSO: u32 = 0x23;
+const ETHTOOL_SGSO: u32 = 0x24;
+const ETHTOOL_GGRO: u32 = 0x2b;
+const ETHTOOL_SGRO: u32 = 0x2c;
+
+/// One `SIOCETHTOOL` request with a `struct ethtool_value` on device `name`, through the
+/// control socket `sock`; returns the value the kernel wrote back.
+fn ethtool_value(sock: &OwnedFd, name: &str, cmd: u32, data: u32) -> io::Result<u32> {
+    #[repr(C)]
+    struct EthtoolValue {
+        cmd: u32,
+        data: u32,
+    }
+    #[repr(C)]
+    struct IfReqData {
+        name: [u8; libc::IFNAMSIZ],
+        data: *mut EthtoolValue,
+        _pad: [u8; 16],
+    }
+    if name.len() >= libc::IFNAMSIZ {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("device name {name:?} is too long"),
+        ));
+    }
+    let mut value = EthtoolValue { cmd, data };
+    let mut req = IfReqData {
+        name: [0; libc::IFNAMSIZ],
+        data: &mut value,
+        _pad: [0; 16],
+    };
+    req.name[..name.len()].copy_from_slice(name.as_bytes());
+    // SAFETY: SIOCETHTOOL reads one `struct ifreq` (40 bytes, which IfReqData is) whose
+    // data pointer is a valid `struct ethtool_value` living across the call.
+    check(
+        unsafe {
+            libc::ioctl(
+                sock.as_raw_fd(),
+                libc::SIOCETHTOOL,
+                &mut req as *mut IfReqData,
+            )
+        },
+        "SIOCETHTOOL",
+    )?;
+    Ok(value.data)
+}
+
+/// Switches TSO, GSO and GRO of device `name` (in the calling thread's namespace) on or
+/// off (`ethtool -K <name> tso <on> gso <on> gro <on>`) and returns what the kernel then
+/// reports: a feature the device cannot have stays off.
+pub fn set_offloads(name: &str, on: bool) -> io::Result<Offloads> {
+    // SAFETY: plain socket(2); the descriptor is owned below.
+    let fd = check(
+        unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) },
+        "socket",
+    )?;
+    // SAFETY: just created, owned by no one else.
+    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+    let data = on as u32;
+    // TSO cannot be switched on where the device lacks it (a TUN device without
+    // TUNSETOFFLOAD): only switch it off.
+    if !on {
+        ethtool_value(&sock, name, ETHTOOL_STSO, 0)?;
+    }
+    ethtool_value(&sock, name, ETHTOOL_SGSO, data)?;
+    ethtool_value(&sock, name, ETHTOOL_SGRO, data)?;
+    Ok(Offloads {
+        tso: ethtool_value(&sock, name, ETHTOOL_GTSO, 0)? != 0,
+        gso: ethtool_value(&sock, name, ETHTOOL_GGSO, 0)? != 0,
+        gro: ethtool_value(&sock, name, ETHTOOL_GGRO, 0)? != 0,
+    })
 }
 
 /// Reads one datagram; `Ok(None)` when none is waiting.
@@ -391,6 +469,16 @@ pub fn shutdown_write(fd: &OwnedFd) {
 
 /// Reads `struct tcp_info` into `buf`; returns the length the kernel filled in.
 pub fn tcp_info(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
+    tcp_getsockopt(fd, libc::TCP_INFO, buf, "TCP_INFO")
+}
+
+/// Reads the congestion control's own state (`TCP_CC_INFO`: `struct tcp_bbr_info` for
+/// BBR, nothing for reno and cubic) into `buf`; returns the length the kernel filled in.
+pub fn tcp_cc_info(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
+    tcp_getsockopt(fd, libc::TCP_CC_INFO, buf, "TCP_CC_INFO")
+}
+
+fn tcp_getsockopt(fd: &OwnedFd, opt: libc::c_int, buf: &mut [u8], what: &str) -> io::Result<usize> {
     let mut len = buf.len() as libc::socklen_t;
     // SAFETY: the kernel writes at most `len` bytes into `buf`.
     check(
@@ -398,12 +486,12 @@ pub fn tcp_info(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
             libc::getsockopt(
                 fd.as_raw_fd(),
                 libc::IPPROTO_TCP,
-                libc::TCP_INFO,
+                opt,
                 buf.as_mut_ptr().cast(),
                 &mut len,
             )
         },
-        "TCP_INFO",
+        what,
     )?;
     Ok(len as usize)
 }

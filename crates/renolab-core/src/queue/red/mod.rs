@@ -41,7 +41,6 @@ use config::Derived;
 
 use super::fifo::Fifo;
 use super::{Admit, QueueDrop, Queued};
-use crate::packet::PacketId;
 use crate::rng::RngStream;
 use crate::time::SimTime;
 
@@ -167,7 +166,7 @@ impl Red {
                 self.count_bytes = pkt.size as u64;
                 self.old = true;
             } else if self.drop_early(pkt.size) {
-                drop = if self.marks(pkt.ect) {
+                drop = if self.marks(pkt.ect()) {
                     DropType::Mark
                 } else {
                     DropType::Unforced
@@ -280,13 +279,13 @@ impl Red {
 
     /// Removes the head packet at `now`; if that empties the queue, the link goes idle when
     /// the packet has been serialised.
-    pub fn dequeue(&mut self, now: SimTime) -> Option<PacketId> {
+    pub fn dequeue(&mut self, now: SimTime) -> Option<Queued> {
         let head = self.fifo.pop()?;
         if self.fifo.is_empty() {
             let tx = self.config.link_rate.tx_time_ns(head.size);
             self.idle_since = SimTime(now.0.saturating_add(tx));
         }
-        Some(head.id)
+        Some(head)
     }
 
     /// The waiting packets.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::packet::PacketId;
 use crate::time::SimDuration;
 use crate::units::BitsPerSec;
 
@@ -281,7 +282,7 @@ fn after_an_idle_period_the_average_decays_as_if_small_packets_had_arrived() {
     let mut q = red(cfg);
     // t = 0: a packet reaches the idle link and leaves at once (the link is busy until 1 s).
     assert!(q.enqueue(at_ms(0), pkt(0, 1000), false).is_ok());
-    assert_eq!(q.dequeue(at_ms(0)), Some(PacketId(0)));
+    assert_eq!(q.dequeue(at_ms(0)).map(|p| p.id), Some(PacketId(0)));
     // Three arrivals while it transmits: avg = 0, then 0.5 * 0 + 0.5 * 1, then 0.25 + 1.
     for i in 1..=3 {
         assert!(q.enqueue(at_ms(100), pkt(i, 1000), true).is_ok());
@@ -289,7 +290,7 @@ fn after_an_idle_period_the_average_decays_as_if_small_packets_had_arrived() {
     assert_eq!(q.avg(), 1.25);
     // Sent at 1 s, 2 s and 3 s: the link goes idle at 4 s.
     for (i, t) in [(1, 1000), (2, 2000), (3, 3000)] {
-        assert_eq!(q.dequeue(at_ms(t)), Some(PacketId(i)));
+        assert_eq!(q.dequeue(at_ms(t)).map(|p| p.id), Some(PacketId(i)));
     }
     let busy = q.clone();
     // At 7.5 s the link has been idle 3.5 s: m = int(1 * 3.5) = 3, so

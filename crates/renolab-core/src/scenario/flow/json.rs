@@ -56,7 +56,9 @@ pub(in crate::scenario) fn tcp_json(t: &TcpSpec) -> Value {
         options["clock_phase"] = json!(fmt_duration(phase));
     }
     // Only when on, so that resolved scenarios without ECN read as they always did.
-    if s.ecn {
+    if s.accecn {
+        options["ecn"] = json!("accecn");
+    } else if s.ecn {
         options["ecn"] = json!(true);
     }
     if let RecoveryKind::NewReno(c) = s.recovery {

@@ -270,17 +270,44 @@ pub(super) fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSp
     debug_assert_eq!(recovery.uses_sack(), receiver.sack);
     // ECN (RFC 3168): off unless asked for, as between two Linux hosts at the default
     // net.ipv4.tcp_ecn = 2 (answer ECN, never ask for it); a controller that needs it
-    // (DCTCP, Linux tcp_ca_needs_ecn()) always asks, and cannot do without.
-    let ecn = options.bool("ecn")?;
+    // (DCTCP, Linux tcp_ca_needs_ecn()) always asks, and cannot do without. Accurate ECN
+    // (RFC 9768) is the Linux sender's, and an L4S controller's only ECN (Prague).
+    let asked = parse_ecn(&options)?;
     let needs_ecn = declaration.and_then(|d| d.needs_ecn.map(|source| (d.name, source)));
-    if let (Some((name, source)), Some(false)) = (needs_ecn, ecn) {
+    if let (Some((name, source)), Some(EcnAsked::Off)) = (needs_ecn, asked) {
         return Err(ScenarioError::new(
             options.field("ecn"),
             format!("must be true for variant {name:?}, which needs ECN ({source})"),
         ));
     }
+    let wants_ect1 = declaration.and_then(|d| d.wants_ect1.map(|source| (d.name, source)));
+    if let (Some((name, source)), Some(a)) = (wants_ect1, asked) {
+        if a != EcnAsked::AccEcn {
+            return Err(ScenarioError::new(
+                options.field("ecn"),
+                format!(
+                    "must be \"accecn\" for variant {name:?}, which needs Accurate ECN ({source})"
+                ),
+            ));
+        }
+    }
+    if asked == Some(EcnAsked::AccEcn) && profile.dialect != crate::tcp::Dialect::Linux {
+        return Err(ScenarioError::new(
+            options.field("ecn"),
+            format!(
+                "\"accecn\" needs profile \"linux\" (Accurate ECN is the Linux sender's), not {:?}",
+                profile.name
+            ),
+        ));
+    }
+    let asked = asked.unwrap_or(match (wants_ect1, needs_ecn) {
+        (Some(_), _) => EcnAsked::AccEcn,
+        (None, Some(_)) => EcnAsked::Classic,
+        (None, None) => EcnAsked::Off,
+    });
     let needs_ecn = needs_ecn.is_some();
-    let ecn = ecn.unwrap_or(needs_ecn);
+    let ecn = asked != EcnAsked::Off;
+    let accecn = asked == EcnAsked::AccEcn;
     // Linux paces some controllers' flows whatever the qdisc (`SK_PACING_NEEDED`: BBR).
     let pacing = options
         .bool("pacing")?
@@ -288,14 +315,16 @@ pub(super) fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSp
     let sender = SenderConfig {
         recovery,
         ecn,
+        accecn,
         pacing,
         ..sender
     };
     let receiver = ReceiverConfig {
-        ecn: match (ecn, needs_ecn) {
-            (false, _) => EchoMode::Off,
-            (true, false) => EchoMode::Rfc3168,
-            (true, true) => EchoMode::Dctcp,
+        ecn: match (asked, needs_ecn) {
+            (EcnAsked::Off, _) => EchoMode::Off,
+            (EcnAsked::AccEcn, _) => EchoMode::AccEcn,
+            (EcnAsked::Classic, false) => EchoMode::Rfc3168,
+            (EcnAsked::Classic, true) => EchoMode::Dctcp,
         },
         ..receiver
     };
@@ -311,6 +340,33 @@ pub(super) fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSp
         receiver,
         profile: profile.name,
     })
+}
+
+/// What `options.ecn` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EcnAsked {
+    Off,
+    /// RFC 3168 (`true` or `"classic"`).
+    Classic,
+    /// RFC 9768 (`"accecn"`).
+    AccEcn,
+}
+
+/// `options.ecn`: `true` or `"classic"` (RFC 3168), `"accecn"` (RFC 9768), `false`.
+fn parse_ecn(options: &Options<'_, '_>) -> Result<Option<EcnAsked>> {
+    let Some(value) = options.table.and_then(|t| t.get("ecn")) else {
+        return Ok(None);
+    };
+    match value {
+        Value::Bool(false) => Ok(Some(EcnAsked::Off)),
+        Value::Bool(true) => Ok(Some(EcnAsked::Classic)),
+        Value::String(s) if s == "classic" => Ok(Some(EcnAsked::Classic)),
+        Value::String(s) if s == "accecn" => Ok(Some(EcnAsked::AccEcn)),
+        other => Err(ScenarioError::new(
+            options.field("ecn"),
+            format!("expected true, false, \"classic\" or \"accecn\", got {other}"),
+        )),
+    }
 }
 
 /// The `[flow.options]` table, possibly absent.
@@ -451,5 +507,6 @@ fn parse_sender(
             .map(SimDuration),
         pacing: o.bool("pacing")?.unwrap_or(false),
         ecn: false,
+        accecn: false,
     })
 }

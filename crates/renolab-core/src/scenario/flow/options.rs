@@ -104,9 +104,10 @@ crate::option_decls! {
         "space segments at the pacing rate: the controller's, else Linux's default of 200 % \
          (slow start) or 120 % of cwnd per SRTT; the first 10 segments go unpaced",
         "Linux internal TCP pacing";
-    ECN: "ecn", OptionKind::Bool, "`false`; `true` for a controller that needs it (`dctcp`)",
-        "ECN negotiated: data is ECN-capable and ECN-Echo reduces the window",
-        "RFC 3168";
+    ECN: "ecn", OptionKind::Other("`true` or `\"classic\"` (RFC 3168), `\"accecn\"` (RFC 9768, profile `linux`), `false`"),
+        "`false`; `true` for a controller that needs it (`dctcp`), `\"accecn\"` for one that needs Accurate ECN (`prague`)",
+        "ECN: data is ECN-capable and the receiver's echo of CE marks reduces the window; `\"accecn\"` negotiates Accurate ECN on the handshake (falling back to RFC 3168) and counts the marks on every ACK",
+        "RFC 3168; RFC 9768";
 }
 
 /// The common options' names.

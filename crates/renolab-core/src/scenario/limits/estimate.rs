@@ -7,9 +7,10 @@
 use super::flow_load::FlowDemand;
 use super::human_secs;
 use super::share;
+use crate::histogram::LogHistogram;
 use crate::loss::LatencyDist;
 use crate::net::{is_forward, link_of, Hop, Routes, DIRS_PER_LINK};
-use crate::packet::Packet;
+use crate::packet::PacketPool;
 use crate::queue::QueueLimit;
 use crate::scenario::{
     fmt_duration, fmt_rate, DirSpec, LinkSpec, MediumSpec, QueueSpec, Scenario, StationSpec,
@@ -17,17 +18,20 @@ use crate::scenario::{
 use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
 
-/// Bytes of memory per packet alive: its slab slot and its queue or wire entry, doubled for
-/// the spare capacity of growing vectors.
-const PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<Packet>() + 16) as f64;
-/// Bytes per flow (endpoints, counters, timers), a generous round figure, plus its delay
-/// histogram (`sim::delay`, 2.6 kB).
-const FLOW_BYTES: f64 = 2048.0 + 2624.0;
+/// Bytes of memory per packet alive: its slab slot (the packet and its waiting time) and its
+/// queue or wire entry, doubled for the spare capacity of growing vectors.
+const PACKET_BYTES: f64 = 2.0 * (PacketPool::SLOT_BYTES + 16) as f64;
+/// Bytes of one histogram's counts (2.6 kB).
+const HISTOGRAM_BYTES: f64 = LogHistogram::HEAP_BYTES as f64;
+/// Bytes per flow (endpoints, counters, timers), a generous round figure, plus its
+/// histograms of one-way delays and RTT samples.
+const FLOW_BYTES: f64 = 2048.0 + 2.0 * HISTOGRAM_BYTES;
 /// What a finished flow of a workload keeps: its row of results and its packet counters
 /// (its endpoints are freed: sim/workload.rs).
 const FINISHED_FLOW_BYTES: f64 = 512.0;
-/// Bytes per link direction, besides the packets it holds.
-const DIR_BYTES: f64 = 1024.0;
+/// Bytes per link direction, besides the packets it holds, with its histogram of queueing
+/// delays.
+const DIR_BYTES: f64 = 1024.0 + HISTOGRAM_BYTES;
 /// Bytes per FQ-CoDel sub-queue.
 const FQ_FLOW_BYTES: f64 = 96.0;
 /// Events a packet costs crossing a medium: the contention it wins, the end of its data
@@ -266,6 +270,7 @@ pub(super) fn queue_packets(q: &QueueSpec, min_size: f64) -> f64 {
         QueueSpec::Red(c) => c.limit as f64 + 1.0,
         QueueSpec::CoDel(c) => limit(c.limit),
         QueueSpec::FqCoDel(c) => limit(c.limit),
+        QueueSpec::DualPi2(c) => limit(c.limit),
     }
 }
 

@@ -204,6 +204,7 @@ impl Scenario {
                         QueueSpec::DropTail { limit, .. } => *limit,
                         QueueSpec::CoDel(c) => c.limit,
                         QueueSpec::FqCoDel(c) => c.limit,
+                        QueueSpec::DualPi2(c) => c.limit,
                         // RED in byte mode lets one packet in whatever its size.
                         QueueSpec::Red(_) => continue,
                     };

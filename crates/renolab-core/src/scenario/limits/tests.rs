@@ -143,9 +143,9 @@ fn trace_sizes_scale_with_packets_and_hops() {
     .unwrap();
     let e = s.estimate();
     assert_eq!(e.trace_bytes("cwnd"), Some(1000 * 36));
-    // Each hop record (34 bytes): enqueue, dequeue, receive; for 1000 segments, 1000
+    // Each hop record (35 bytes): enqueue, dequeue, receive; for 1000 segments, 1000
     // ACKs and the timer's worst case of 60 resends in the hour's time limit.
-    assert_eq!(e.trace_bytes("hops"), Some(3 * (2000 + 60) * 34));
+    assert_eq!(e.trace_bytes("hops"), Some(3 * (2000 + 60) * 35));
     assert_eq!(e.trace_bytes("nope"), None);
 }
 
@@ -189,7 +189,7 @@ fn a_medium_counts_three_events_a_frame_and_its_stations_queues_as_places_packet
     .unwrap_err()
     .to_string();
     assert!(
-        err.starts_with("medium[0].station.a.queue.limit: the run could need about 8.4 GiB of memory (medium[0].station.a may queue 62500002 packets)"),
+        err.starts_with("medium[0].station.a.queue.limit: the run could need about 9.3 GiB of memory (medium[0].station.a may queue 62500002 packets)"),
         "{err}"
     );
 }

@@ -7,7 +7,7 @@ use crate::loss::{
     Ber, DropList, ExtraLatency, GilbertElliott, Loss, LossModel, Periodic, ScheduledLoss, Uniform,
 };
 use crate::net::{LinkDir, LinkDynamics, Outages, Server, TraceServer, DIRS_PER_LINK};
-use crate::queue::{CoDel, DropTail, FqCoDel, Queue, Red};
+use crate::queue::{CoDel, DropTail, DualPi2, FqCoDel, Queue, Red};
 use crate::rng::RngStream;
 use crate::scenario::{DirSpec, LossKind, LossSpec, QueueSpec, RateSpec, Scenario};
 use crate::schedule::Schedule;
@@ -62,6 +62,7 @@ fn link_dir(
         QueueSpec::Red(config) => Queue::Red(Red::new(config, stream("queue"))),
         QueueSpec::CoDel(config) => Queue::CoDel(CoDel::new(config)),
         QueueSpec::FqCoDel(config) => Queue::FqCoDel(FqCoDel::new(config, stream("queue"))),
+        QueueSpec::DualPi2(config) => Queue::DualPi2(DualPi2::new(config, stream("queue"))),
     };
     let losses = (spec.losses.iter().enumerate())
         .map(|(i, l)| loss(l, &stream, &format!("loss/{i}")))

@@ -66,6 +66,7 @@ pub(super) fn flow(
         endpoints,
         finished: false,
         delays: super::delay::DelayStats::default(),
+        rtts: Default::default(),
         traced: None,
         traced_cc: Default::default(),
         ideal_fct: None,

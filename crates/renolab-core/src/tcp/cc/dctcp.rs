@@ -157,6 +157,7 @@ impl Declared for DctcpConfig {
         recovery: RecoveryRule::any(DefaultRecovery::Reno),
         // DCTCP always asks for ECN (Linux tcp_ca_needs_ecn()), and cannot do without.
         needs_ecn: Some("RFC 8257"),
+        wants_ect1: None,
         paces: false,
         cong_control: false,
         ns2_sends_syn: true,

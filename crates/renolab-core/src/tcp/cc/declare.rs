@@ -40,6 +40,10 @@ pub struct Declaration {
     /// on unless the scenario turns it off, which is then an error, and the receiver echoes
     /// every CE mark exactly (RFC 8257 §3.2).
     pub needs_ecn: Option<&'static str>,
+    /// The controller's data carry ECT(1), the L4S identifier, and it needs Accurate ECN
+    /// (RFC 9768) without falling back to RFC 3168 (Linux `TCP_CONG_WANTS_ECT_1`,
+    /// `TCP_CONG_NO_FALLBACK_RFC3168`), per this source: `options.ecn` is `"accecn"`.
+    pub wants_ect1: Option<&'static str>,
     /// Linux paces its flows whatever the qdisc (`SK_PACING_NEEDED`): pacing is on unless
     /// the scenario turns it off.
     pub paces: bool,

@@ -40,6 +40,7 @@ mod dctcp;
 pub mod declare;
 mod hystart;
 mod newreno;
+mod prague;
 pub mod registry;
 mod reno;
 mod sack;
@@ -58,6 +59,7 @@ pub use declare::{
 };
 pub use hystart::HystartMode;
 pub use newreno::{NewReno, NewRenoCcConfig};
+pub use prague::{Prague, PragueConfig};
 pub use registry::{cc_columns, cc_modes, CcState, NO_MODE};
 pub use reno::{Growth, Reno, RenoConfig};
 pub use sack::SackConfig;
@@ -80,6 +82,7 @@ crate::controllers! {
     Cubic(CubicConfig => Cubic),
     Bbr(BbrConfig => Box<Bbr>),
     Dctcp(DctcpConfig => Dctcp),
+    Prague(PragueConfig => Box<Prague>),
     #[cfg(test)]
     Toy(toy::ToyConfig => toy::Toy),
 }
@@ -88,6 +91,12 @@ impl Cc {
     /// The controller relies on ECN (Linux `tcp_ca_needs_ecn()`).
     pub fn needs_ecn(&self) -> bool {
         self.declaration().is_some_and(|d| d.needs_ecn.is_some())
+    }
+
+    /// The controller's data carry ECT(1) and it needs Accurate ECN (Linux
+    /// `TCP_CONG_WANTS_ECT_1`: an L4S controller).
+    pub fn wants_ect1(&self) -> bool {
+        self.declaration().is_some_and(|d| d.wants_ect1.is_some())
     }
 
     /// The controller sets the window itself on every ACK (Linux's `cong_control` hook).
@@ -150,6 +159,10 @@ pub struct AckSample {
     /// The connection's delivery counters and state after this ACK, as Linux's
     /// `cong_control` hook reads them (kept by the Linux loss recovery; zero elsewhere).
     pub conn: ConnState,
+    /// Under Accurate ECN, the segments this ACK newly reported CE-marked (RFC 9768
+    /// §3.2.2.5; Linux `rs->ece_delta`); 0 otherwise. Their bytes are `ce_delta` full
+    /// segments: without the AccECN option the receiver counts packets.
+    pub ce_delta: u32,
 }
 
 /// What Linux's `cong_control` hook (`bbr_main()`) reads from `tcp_sock` and the rate sample
@@ -173,6 +186,8 @@ pub struct ConnState {
     pub ca_state: CaState,
     /// The earliest time the next segment may leave under pacing (`tp->tcp_wstamp_ns`).
     pub next_send: SimTime,
+    /// Segments reported CE-marked so far under Accurate ECN (`tp->delivered_ce`).
+    pub delivered_ce: u64,
 }
 
 impl Default for ConnState {
@@ -186,6 +201,7 @@ impl Default for ConnState {
             prior_in_flight: 0,
             ca_state: CaState::Open,
             next_send: SimTime::ZERO,
+            delivered_ce: 0,
         }
     }
 }
@@ -208,6 +224,7 @@ impl AckSample {
             ece: false,
             cwnd_limited: true,
             conn: ConnState::default(),
+            ce_delta: 0,
         }
     }
 }
@@ -285,6 +302,11 @@ pub trait CongestionControl {
     /// The rate the sender should pace at, if this controller paces.
     fn pacing_rate(&self) -> Option<BitsPerSec> {
         None
+    }
+    /// Segments that leave back to back per pacing release (Linux's `tso_segs` hook: the
+    /// size of a GSO buffer); 1 for a controller that does not say.
+    fn tso_segs(&self) -> u32 {
+        1
     }
     /// Loss recovery sets the window (Linux writes `tp->snd_cwnd`): PRR's per-ACK
     /// reductions (RFC 6937), the end of a reduction (Linux `tcp_end_cwnd_reduction()`),

@@ -44,6 +44,7 @@ impl Declared for NewRenoCcConfig {
             ..RecoveryRule::any(DefaultRecovery::Always("newreno"))
         },
         needs_ecn: None,
+        wants_ect1: None,
         paces: false,
         cong_control: false,
         ns2_sends_syn: true,

@@ -133,6 +133,10 @@ macro_rules! controllers {
             fn pacing_rate(&self) -> Option<BitsPerSec> {
                 $crate::dispatch_cc!(self, [$($(#[$meta])* $arm),*], c => c.pacing_rate())
             }
+            #[inline]
+            fn tso_segs(&self) -> u32 {
+                $crate::dispatch_cc!(self, [$($(#[$meta])* $arm),*], c => c.tso_segs())
+            }
             fn set_cwnd(&mut self, cwnd: Window) {
                 $crate::dispatch_cc!(self, [$($(#[$meta])* $arm),*], c => c.set_cwnd(cwnd))
             }
@@ -346,6 +350,33 @@ impl CcState {
             };
         }
         state
+    }
+
+    /// This state with column `name` set to `value`, for a state read from elsewhere (the
+    /// emulator reads the kernel's from `TCP_INFO`); a name that is no column is ignored.
+    pub fn with(mut self, name: &str, value: f64) -> Self {
+        if let Some(i) = LAYOUT.columns.iter().position(|c| c.name == name) {
+            self.values[i] = value;
+        }
+        self
+    }
+
+    /// The value of the column called `name` (NaN when it has none or there is no such column).
+    pub fn named(&self, name: &str) -> f64 {
+        LAYOUT
+            .columns
+            .iter()
+            .position(|c| c.name == name)
+            .map_or(f64::NAN, |i| self.values[i])
+    }
+
+    /// This state with the `mode` column set to the code of `mode`, one of the registered
+    /// controllers' modes (ignored if none declares it).
+    pub fn with_mode(self, mode: &str) -> Self {
+        match LAYOUT.modes.iter().position(|m| *m == mode) {
+            Some(code) => self.with("mode", code as f64),
+            None => self,
+        }
     }
 
     /// True when no column has a value.

@@ -193,6 +193,7 @@ impl Declared for RenoConfig {
         profiles: ALL_PROFILES,
         recovery: RecoveryRule::any(DefaultRecovery::Reno),
         needs_ecn: None,
+        wants_ect1: None,
         paces: false,
         cong_control: false,
         ns2_sends_syn: true,

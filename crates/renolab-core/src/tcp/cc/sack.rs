@@ -45,6 +45,7 @@ impl Declared for SackConfig {
             sets_recovery_option: None,
         },
         needs_ecn: None,
+        wants_ect1: None,
         paces: false,
         cong_control: false,
         ns2_sends_syn: true,

@@ -26,6 +26,7 @@ impl Declared for TahoeConfig {
         profiles: ALL_PROFILES,
         recovery: RecoveryRule::any(DefaultRecovery::Always("tahoe")),
         needs_ecn: None,
+        wants_ect1: None,
         paces: false,
         cong_control: false,
         ns2_sends_syn: true,

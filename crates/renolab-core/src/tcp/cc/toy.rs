@@ -43,6 +43,7 @@ impl Declared for ToyConfig {
         profiles: &["rfc", "linux"],
         recovery: RecoveryRule::any(DefaultRecovery::Reno),
         needs_ecn: None,
+        wants_ect1: None,
         paces: false,
         cong_control: false,
         ns2_sends_syn: true,

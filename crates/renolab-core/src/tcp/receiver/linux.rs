@@ -16,7 +16,7 @@ use crate::time::SimTime;
 pub struct LinuxReceiver {
     config: ReceiverConfig,
     data: Reassembly,
-    owed: Owed,
+    pub(super) owed: Owed,
     /// The ACK policy's state.
     acks: LinuxAcks,
 }
@@ -93,11 +93,13 @@ impl LinuxReceiver {
             .acks
             .flush_before_forgetting(|other| set.run_around(other) == block)
         {
+            let ece = self.owed.ecn.ece();
             self.owed.flush = Some(AckOut {
                 ack: self.data.rcv_nxt,
                 sack: self.sack_blocks(),
                 syn: false,
-                ece: self.owed.ecn.ece(),
+                ece,
+                flags: self.owed.ecn.ack_bits(ece),
             });
             self.ack_sent();
         }

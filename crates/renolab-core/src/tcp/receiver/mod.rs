@@ -41,17 +41,21 @@ pub struct AckOut {
     pub syn: bool,
     /// ECN-Echo (RFC 3168 §6.1.3; DCTCP's exact echo, RFC 8257 §3.2).
     pub ece: bool,
+    /// The TCP ECN flags it carries: ECE, or AccECN's ACE field (RFC 9768 §3.2.2).
+    pub flags: Ecn,
 }
 
 impl AckOut {
-    /// The SYN-ACK of a connection whose receiver expects `rcv_nxt`.
+    /// The SYN-ACK, with `flags` (AccECN's answer), of a connection whose receiver expects
+    /// `rcv_nxt`.
     #[inline]
-    fn syn_ack(rcv_nxt: u32) -> Self {
+    fn syn_ack(rcv_nxt: u32, flags: Ecn) -> Self {
         AckOut {
             ack: rcv_nxt,
             sack: SackBlocks::EMPTY,
             syn: true,
             ece: false,
+            flags,
         }
     }
 }
@@ -230,6 +234,7 @@ trait Acknowledge {
                 sack: self.sack_blocks(),
                 syn: false,
                 ece: old,
+                flags: Ecn::NONE.with_ece(old),
             };
             self.parts().1.flush = Some(flush);
             self.ack_sent();
@@ -248,7 +253,7 @@ trait Acknowledge {
         let (data, owed) = self.parts();
         if owed.syn_ack {
             owed.syn_ack = false;
-            return Some(AckOut::syn_ack(data.rcv_nxt));
+            return Some(AckOut::syn_ack(data.rcv_nxt, owed.ecn.syn_ack_bits()));
         }
         if let Some(flush) = owed.flush.take() {
             return Some(flush);
@@ -260,11 +265,13 @@ trait Acknowledge {
         self.ack_sent();
         let sack = self.sack_blocks();
         let (data, owed) = self.parts();
+        let ece = owed.ecn.ece();
         Some(AckOut {
             ack: data.rcv_nxt,
             sack,
             syn: false,
-            ece: owed.ecn.ece(),
+            ece,
+            flags: owed.ecn.ack_bits(ece),
         })
     }
 }
@@ -321,6 +328,23 @@ impl TcpReceiver {
     /// A SYN arrived: answer it (again, if it is a retransmission).
     pub fn on_syn(&mut self, now: SimTime) {
         either!(self, r => r.on_syn(now))
+    }
+
+    /// A SYN carrying the ECN bits `ecn` arrived: the Linux receiver negotiates Accurate
+    /// ECN on it (RFC 9768 §3.1), then answers.
+    pub fn on_syn_ecn(&mut self, now: SimTime, ecn: Ecn) {
+        if let TcpReceiver::Linux(r) = self {
+            r.owed.ecn.on_syn(ecn);
+        }
+        self.on_syn(now);
+    }
+
+    /// CE-marked packets the AccECN counter counted (0 without AccECN).
+    pub fn ce_counted(&self) -> u32 {
+        match self {
+            TcpReceiver::Linux(r) => r.owed.ecn.ce_counted(),
+            TcpReceiver::Classic(_) => 0,
+        }
     }
 
     /// Processes an arriving data segment carrying the ECN bits `ecn`: the echo state moves

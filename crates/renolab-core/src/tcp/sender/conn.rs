@@ -4,7 +4,6 @@
 //! carry, and the counters.
 
 use super::{SegmentKind, SenderStats, Transmit};
-use crate::packet::Ecn;
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::config::{Dialect, SenderConfig, Transfer};
 use crate::tcp::ecn::EcnSender;
@@ -166,11 +165,17 @@ impl Conn {
         }
     }
 
-    /// The RTT sample taken since the last call, with the smoothed RTT and RTO after it.
+    /// The RTT sample taken since the last call (taken on every ACK, for the run's RTT
+    /// figures: nothing else is computed here).
     #[inline]
-    pub fn take_rtt_sample(&mut self) -> Option<(SimDuration, SimDuration, SimDuration)> {
-        let rtt = self.new_rtt_sample.take()?;
-        Some((rtt, self.rtt.srtt().unwrap_or(rtt), self.rtt.rto()))
+    pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
+        self.new_rtt_sample.take()
+    }
+
+    /// The smoothed RTT (`rtt`, the sample just taken, before the first) and the RTO now:
+    /// what the `rtt` trace records beside a sample.
+    pub fn srtt_and_rto(&self, rtt: SimDuration) -> (SimDuration, SimDuration) {
+        (self.rtt.srtt().unwrap_or(rtt), self.rtt.rto())
     }
 
     // ----- the SYN exchange ------------------------------------------------------------
@@ -207,7 +212,7 @@ impl Conn {
             payload: 0,
             wire_bytes: self.config.header_bytes,
             retransmit,
-            ecn: Ecn::NONE,
+            ecn: self.ecn.syn_bits(),
         }
     }
 
@@ -280,6 +285,7 @@ impl Conn {
             let rate = self.pacing_rate(cc);
             self.pacer
                 .on_sent(now, wire_bytes, self.stats.segments_sent, rate);
+            self.pacer.count_burst(now, cc.tso_segs());
         }
         if self.timer.is_none() {
             self.restart_timer(now);

@@ -273,9 +273,15 @@ impl TcpSender {
         payload + self.conn().config.header_bytes
     }
 
-    /// The RTT sample taken since the last call, with the smoothed RTT and RTO after it.
-    pub fn take_rtt_sample(&mut self) -> Option<(SimDuration, SimDuration, SimDuration)> {
+    /// The RTT sample taken since the last call.
+    #[inline]
+    pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
         each!(self, s => s.conn_mut().take_rtt_sample())
+    }
+
+    /// The smoothed RTT (`rtt`, the sample just taken, before the first) and the RTO now.
+    pub fn srtt_and_rto(&self, rtt: SimDuration) -> (SimDuration, SimDuration) {
+        self.conn().srtt_and_rto(rtt)
     }
 
     /// When the sender next needs waking: its timer, or the release of a paced segment
@@ -308,6 +314,45 @@ impl TcpSender {
     /// The SYN-ACK arrived: the connection is open (its RTT is the first sample).
     pub fn on_syn_ack(&mut self, now: SimTime) {
         each!(self, s => s.on_syn_ack(now))
+    }
+
+    /// Segments the receiver reported CE-marked under Accurate ECN (Linux
+    /// `tp->delivered_ce`), and whether AccECN is in use; the Linux sender's.
+    pub fn accecn(&self) -> Option<u64> {
+        match self {
+            TcpSender::Linux(s) if s.conn().ecn.accecn => Some(s.delivered_ce),
+            _ => None,
+        }
+    }
+
+    /// ECN is in use (RFC 3168 or AccECN, after the handshake's negotiation).
+    pub fn ecn_enabled(&self) -> bool {
+        each!(self, s => s.conn().ecn.enabled)
+    }
+
+    /// The SYN-ACK arrived carrying the ECN flags `ecn`: the Linux sender reads AccECN's
+    /// answer (RFC 9768 §3.1.2), then the connection opens.
+    pub fn on_syn_ack_ecn(&mut self, now: SimTime, ecn: crate::packet::Ecn) {
+        if let TcpSender::Linux(s) = self {
+            s.conn_mut().ecn.on_syn_ack(ecn);
+        }
+        self.on_syn_ack(now);
+    }
+
+    /// Processes a cumulative ACK carrying the TCP ECN flags `ecn`: ECE, or AccECN's ACE
+    /// field (read by the Linux sender).
+    #[inline(always)]
+    pub fn on_ack_flags(
+        &mut self,
+        now: SimTime,
+        ack: u32,
+        sack: &crate::packet::sack::SackBlocks,
+        ecn: crate::packet::Ecn,
+    ) {
+        match self {
+            TcpSender::Linux(s) => s.on_ack_flags(now, ack, sack, ecn),
+            _ => self.on_ack_ecn(now, ack, sack, ecn.ece()),
+        }
     }
 
     /// Processes a cumulative ACK: `ack` is the next segment the receiver expects; `sack`
@@ -377,6 +422,7 @@ pub(crate) mod tests_support {
             clock_phase: None,
             pacing: false,
             ecn: false,
+            accecn: false,
         }
     }
 

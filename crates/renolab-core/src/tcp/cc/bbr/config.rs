@@ -243,6 +243,7 @@ impl Declared for BbrConfig {
             ..RecoveryRule::any(DefaultRecovery::Always("prr"))
         },
         needs_ecn: None,
+        wants_ect1: None,
         // Linux paces BBR flows whatever the qdisc (`SK_PACING_NEEDED`).
         paces: true,
         cong_control: true,

@@ -119,6 +119,7 @@ impl Driver {
                 prior_in_flight: a.prior_in_flight,
                 ca_state: self.ca_state,
                 next_send: self.now,
+                delivered_ce: 0,
             },
             ..AckSample::new(self.now, 0, a.delivered)
         };

@@ -136,6 +136,7 @@ impl Declared for CubicConfig {
         // CUBIC runs with SACK, as Linux does.
         recovery: RecoveryRule::any(DefaultRecovery::Sack),
         needs_ecn: None,
+        wants_ect1: None,
         paces: false,
         cong_control: false,
         ns2_sends_syn: true,

@@ -107,6 +107,7 @@ impl Declared for VegasConfig {
         profiles: ALL_PROFILES,
         recovery: RecoveryRule::any(DefaultRecovery::Always("reno")),
         needs_ecn: None,
+        wants_ect1: None,
         paces: false,
         cong_control: false,
         ns2_sends_syn: false,

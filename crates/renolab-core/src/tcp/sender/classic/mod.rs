@@ -235,8 +235,9 @@ impl<C: CongestionControl, R: LossRecovery<C>> ClassicSender<C, R> {
         self.s.in_fast_recovery()
     }
 
-    /// The RTT sample taken since the last call, with the smoothed RTT and RTO after it.
-    pub fn take_rtt_sample(&mut self) -> Option<(SimDuration, SimDuration, SimDuration)> {
+    /// The RTT sample taken since the last call.
+    #[inline]
+    pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
         self.s.conn.take_rtt_sample()
     }
 }

@@ -9,7 +9,7 @@ impl LinuxSender {
     // ----- ACK processing (tcp_ack) ------------------------------------------------------
 
     /// An ACK arrived (the sender checked it acknowledges nothing unsent).
-    pub(super) fn process_ack(&mut self, now: SimTime, ack: u32, sack: &SackBlocks, ece: bool) {
+    pub(super) fn process_ack(&mut self, now: SimTime, ack: u32, sack: &SackBlocks, ecn: Ecn) {
         let prior_snd_una = self.conn.snd_una;
         let prior_fack = self.segs.fack.max(prior_snd_una);
         let prior_delivered = self.rate.delivered;
@@ -101,6 +101,13 @@ impl LinuxSender {
             self.rtt_sample(now, r);
         }
         let delivered = (self.rate.delivered - prior_delivered) as u32;
+        // The segments newly reported CE-marked: AccECN's ACE field (`tcp_accecn_process()`),
+        // or one for an RFC 3168 ECN-Echo, which is then the congestion signal (FLAG_ECE).
+        let ce_delta = self.conn.ecn.on_ack(ecn, delivered);
+        let ece = ce_delta > 0;
+        if self.conn.ecn.accecn {
+            self.delivered_ce += ce_delta as u64;
+        }
         let mut sample = AckSample {
             now,
             ack,
@@ -115,6 +122,7 @@ impl LinuxSender {
             ece,
             cwnd_limited: self.cwnd_limited(),
             conn: ConnState::default(),
+            ce_delta: if self.conn.ecn.accecn { ce_delta } else { 0 },
         };
         if acked + sacked > 0 {
             self.cc.on_ack_sample(&sample);
@@ -157,6 +165,7 @@ impl LinuxSender {
                     prior_in_flight,
                     ca_state: self.ca,
                     next_send: self.conn.pacer.next_send(),
+                    delivered_ce: self.delivered_ce,
                 };
                 if self.cc.cong_control(&sample).app_limited {
                     self.rate.on_app_limited(self.segs.in_flight());

@@ -43,6 +43,7 @@ use segments::Segments;
 use super::conn::Prelude;
 use super::{Conn, Transmit};
 use crate::packet::sack::SackBlocks;
+use crate::packet::Ecn;
 pub use crate::tcp::cc::CaState;
 use crate::tcp::cc::{AckSample, Cc, CcEvent, Congestion, CongestionControl, ConnState};
 use crate::tcp::config::{SenderConfig, Transfer};
@@ -109,13 +110,18 @@ pub struct LinuxSender {
     last_send: Option<SimTime>,
     /// Tail-loss probes sent.
     pub probes: u64,
+    /// Segments reported CE-marked so far (Linux `tp->delivered_ce`).
+    pub delivered_ce: u64,
 }
 
 impl LinuxSender {
     /// A sender of `transfer` under `config` with controller `cc`; `clock_phase` is the
     /// phase of ns-2's tick clock (for the RTT estimator of the ns-2 dialect), in ns.
     pub fn new(config: SenderConfig, transfer: Transfer, cc: Cc, clock_phase: u64) -> Self {
-        let conn = Conn::new(config, transfer, clock_phase, cc.needs_ecn());
+        let mut conn = Conn::new(config, transfer, clock_phase, cc.needs_ecn());
+        if config.accecn {
+            conn.ecn = conn.ecn.with_accecn(cc.wants_ect1());
+        }
         LinuxSender {
             conn,
             cc,
@@ -140,6 +146,7 @@ impl LinuxSender {
             cwnd_usage_seq: 0,
             last_send: None,
             probes: 0,
+            delivered_ce: 0,
         }
     }
 
@@ -207,13 +214,18 @@ impl LinuxSender {
     /// Processes a cumulative ACK that carries ECN-Echo if `ece` (heeded only when ECN was
     /// negotiated).
     pub fn on_ack_ecn(&mut self, now: SimTime, ack: u32, sack: &SackBlocks, ece: bool) {
+        self.on_ack_flags(now, ack, sack, Ecn::NONE.with_ece(ece));
+    }
+
+    /// Processes a cumulative ACK carrying the TCP ECN flags `ecn` (ECE, or under AccECN
+    /// the ACE field).
+    pub fn on_ack_flags(&mut self, now: SimTime, ack: u32, sack: &SackBlocks, ecn: Ecn) {
         let c = &self.conn;
         if !c.is_open() || ack > c.snd_max {
             return; // acknowledges data never sent: ignore (RFC 9293 §3.10.7.4)
         }
-        let ece = ece && c.ecn.enabled;
         if ack >= c.snd_una {
-            self.process_ack(now, ack, sack, ece);
+            self.process_ack(now, ack, sack, ecn);
         }
     }
 
@@ -237,7 +249,15 @@ impl LinuxSender {
             return Some(self.emit(now, seq));
         }
         if self.conn.pacer.holds(now) {
-            // Paced: the segment waits for its release time (one wake-up per flow).
+            // Paced: the segment waits for its release time (one wake-up per flow). The
+            // window may be full all the same (tcp_write_xmit(): `is_cwnd_limited |=
+            // in_flight >= cwnd` whatever stopped it); counted so for the controllers that
+            // set the window themselves (Prague, paced at exactly its window per SRTT,
+            // would otherwise never grow). Linux counts it for every controller; renolab's
+            // paced Reno and CUBIC keep their earlier outputs until that is decided.
+            if self.cc.controls_window() {
+                self.burst_cwnd_limited |= self.segs.in_flight() >= self.cc.cwnd().whole().max(1);
+            }
             self.on_burst_end(now);
             return None;
         }

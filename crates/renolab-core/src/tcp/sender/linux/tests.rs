@@ -37,6 +37,7 @@ fn linux_sender_pacing(iw: u32, segments: u64, pacing: bool) -> TcpSender {
         clock_phase: None,
         pacing,
         ecn: false,
+        accecn: false,
     };
     let transfer = Transfer {
         mss: 1448,
