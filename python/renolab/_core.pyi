@@ -77,6 +77,11 @@ def validate(scenario_json: str) -> str:
     """Validate a scenario (JSON text) and return it normalised (JSON text), every default
     explicit; :class:`ScenarioError` naming the field otherwise."""
 
+def trace_rate(path: str) -> float:
+    """The mean rate (bit/s) of the mahimahi trace at *path* when MTU-sized packets fill
+    its every delivery opportunity; :class:`ValueError` naming the file and line if it
+    cannot be read."""
+
 def expand_topology(doc_json: str) -> str:
     """Expand ``{"topology": [...]}`` (JSON text) into the ``[[link]]`` tables it stands
     for, returned as a JSON array."""

@@ -11,7 +11,7 @@ import functools
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -52,6 +52,9 @@ LINK_ECN_COLUMNS = ("marks", "l_packets", "l_marks", "l_step_marks", "l_drops", 
 #: Delays and queue lengths (docs/outputs.md), added after the ECN counters and kept last.
 FLOW_DELAY_COLUMNS = ("mean_rtt_s", "rtt_p50_s", "rtt_p99_s", "mean_queue_delay_s")
 LINK_DELAY_COLUMNS = ("mean_queue_delay_s", "queue_delay_p50_s", "queue_delay_p99_s", "mean_queue_packets")
+#: Outage drops and completion times (docs/outputs.md), added after the delays and kept last.
+FLOW_FCT_COLUMNS = ("size_bytes", "fct_s", "ideal_fct_s", "slowdown")
+LINK_OUTAGE_COLUMNS = ("outage_drops",)
 
 
 class TraceNotRecordedError(KeyError, ValueError):
@@ -113,7 +116,7 @@ class Result:
         self._validated: dict[str, Any] | None = dict(normalised) if normalised is not None else None
         links = dict(raw.get("links") or {})
         if "link" in links:
-            extras = _link_extras(links, self._scenario_normalised())
+            extras = _link_extras(links, self._scenario_normalised(), self.summary.get("sim_time_s"))
             links.update({k: v for k, v in extras.items() if k not in links})
         flows = dict(raw["flows"])
         flows.update(
@@ -122,8 +125,8 @@ class Result:
             if k not in flows
         )
         for table, names in (
-            (flows, FLOW_ECN_COLUMNS + FLOW_DELAY_COLUMNS),
-            (links, LINK_ECN_COLUMNS + LINK_DELAY_COLUMNS),
+            (flows, FLOW_ECN_COLUMNS + FLOW_DELAY_COLUMNS + FLOW_FCT_COLUMNS),
+            (links, LINK_ECN_COLUMNS + LINK_DELAY_COLUMNS + LINK_OUTAGE_COLUMNS),
         ):
             for name in names:
                 if name in table:
@@ -193,7 +196,9 @@ class Result:
         self._trace_cache = {}
         self._validated = None
         if "rate_bps" not in self.links.columns and "link" in self.links.columns:
-            for column, values in _link_extras(tables.columns_of(self.links), self._scenario_normalised()).items():
+            for column, values in _link_extras(
+                tables.columns_of(self.links), self._scenario_normalised(), self.summary.get("sim_time_s")
+            ).items():
                 self.links[column] = values
         if "mu" not in self.flows.columns and len(self.flows):
             extras = _flow_extras(
@@ -533,7 +538,8 @@ class Result:
     @property
     def plot(self) -> _PlotAccessor:
         """Figures of this run: ``cwnd()``, ``seq()``, ``throughput()``, ``queue()``,
-        ``summary()`` (each returns a :class:`matplotlib.figure.Figure`) and ``save(dir)``."""
+        ``summary()``, ``fct()`` (each returns a :class:`matplotlib.figure.Figure`) and
+        ``save(dir)``."""
         return _PlotAccessor(self)
 
     # ----- internals ------------------------------------------------------------------------------
@@ -632,6 +638,13 @@ class _PlotAccessor:
 
         return plot.rtt_cdf(self._result, flows=flows, ax=ax)
 
+    def fct(self) -> Figure:
+        """Slowdown against flow size (median and 99th percentile per size bucket) and the
+        CDF of the flow completion times (finite flows: a workload's, or ``bytes``)."""
+        from renolab import plot
+
+        return plot.fct(self._result)
+
     def queue_delay(self, *, links: Sequence[str] | str | None = None, ax: Axes | None = None) -> Figure:
         """Each packet's queueing delay vs time at *links* (default: the bottlenecks), in ms
         (``hops`` trace)."""
@@ -669,8 +682,12 @@ class _PlotAccessor:
 # ----- helpers --------------------------------------------------------------------------------------
 
 
-def _link_extras(links: Mapping[str, Sequence[Any]], scenario: Mapping[str, Any] | None) -> dict[str, list[float]]:
-    """``rate_bps`` and ``delay_s`` of every link direction, from the normalised scenario."""
+def _link_extras(
+    links: Mapping[str, Sequence[Any]], scenario: Mapping[str, Any] | None, end_s: Any = None
+) -> dict[str, list[float]]:
+    """``rate_bps`` and ``delay_s`` of every link direction, from the normalised scenario; a
+    rate or delay that varies gives its mean over the run (``end_s`` seconds; a trace's over
+    its period)."""
     by_name = {str(link.get("name")): link for link in (scenario or {}).get("link", [])}
     rates, delays = [], []
     for name in (str(x) for x in links.get("link", [])):
@@ -678,9 +695,34 @@ def _link_extras(links: Mapping[str, Sequence[Any]], scenario: Mapping[str, Any]
         spec = by_name.get(name) if name in by_name else by_name.get(base)
         if spec is not None and rev == "rev":
             spec = {**spec, **(spec.get("reverse") or {})}
-        rates.append(parse_rate_bps(spec.get("rate")) if spec else math.nan)
-        delays.append(parse_duration_s(spec.get("delay", "0s")) if spec else math.nan)
+        rates.append(_mean_value(spec.get("rate"), parse_rate_bps, end_s) if spec else math.nan)
+        delays.append(_mean_value(spec.get("delay", "0s"), parse_duration_s, end_s) if spec else math.nan)
     return {"rate_bps": rates, "delay_s": delays}
+
+
+def _mean_value(value: Any, parse: Callable[[Any], float], end_s: Any) -> float:
+    """*value* parsed, or for ``{"schedule": [[time, value], ...]}`` its time-weighted mean
+    over ``[0, end_s)`` (its first value when the end is unknown), or for ``{"trace": FILE}``
+    the trace's mean rate."""
+    if not isinstance(value, Mapping):
+        return parse(value)
+    if "trace" in value:
+        try:
+            return _core.trace_rate(str(value["trace"]))
+        except ValueError:
+            return math.nan
+    steps = [(parse_duration_s(t), parse(v)) for t, v in value.get("schedule") or []]
+    if not steps:
+        return math.nan
+    end = float(end_s) if isinstance(end_s, (int, float)) and end_s > 0 else 0.0
+    if end <= 0.0:
+        return steps[0][1]
+    total = 0.0
+    for i, (start, v) in enumerate(steps):
+        stop = min(steps[i + 1][0], end) if i + 1 < len(steps) else end
+        if stop > start:
+            total += v * (stop - start)
+    return total / end
 
 
 def _segment_sizes(flows: Mapping[str, Sequence[Any]], scenario: Mapping[str, Any] | None) -> dict[str, float]:

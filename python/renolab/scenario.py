@@ -95,6 +95,7 @@ class Scenario:
         description: str | None = None,
         medium: Iterable[Mapping[str, Any]] | None = None,
         topology: Iterable[Mapping[str, Any]] | None = None,
+        workload: Iterable[Mapping[str, Any]] | None = None,
     ) -> None:
         data: dict[str, Any] = {}
         if description is not None:
@@ -109,6 +110,8 @@ class Scenario:
             data["medium"] = _tables(medium, "medium")
         if flow is not None:
             data["flow"] = _tables(flow, "flow")
+        if workload is not None:  # [[workload]]: flows created as the run goes (docs/workloads.md)
+            data["workload"] = _tables(workload, "workload")
         check_depth(data)
         self._data = copy.deepcopy(data)
 
@@ -150,11 +153,14 @@ class Scenario:
         source = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
         text = read_text(source)
         scenario = cls.from_toml_str(text, source=str(source))
+        folder = os.path.dirname(os.path.abspath(source))
         if "python:" in text:
             from renolab.cc.load import absolute_paths
 
             # A controller's file is relative to the scenario file, not to where it runs.
-            absolute_paths(scenario._data, os.path.dirname(os.path.abspath(source)))
+            absolute_paths(scenario._data, folder)
+        if "trace" in text or "cdf" in text:
+            absolute_trace_paths(scenario._data, folder)
         return scenario
 
     # -- conversion -------------------------------------------------------
@@ -392,6 +398,34 @@ def _tables(value: Any, where: str) -> list[Any]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
         raise ScenarioError(f"{where}: expected a list of tables, got {type(value).__name__}")
     return list(value)
+
+
+def absolute_trace_paths(data: dict[str, Any], base_dir: str | os.PathLike[str]) -> None:
+    """Makes each link's ``rate = { trace = "FILE" }`` (in ``[[link]]`` tables, their
+    ``reverse`` tables and ``[[topology]]`` link settings) and each workload's ``sizes = {
+    cdf = "FILE" }`` absolute, relative to *base_dir* (the scenario file's directory), in
+    place."""
+
+    def fix(table: Any) -> None:
+        if not isinstance(table, dict):
+            return
+        rate = table.get("rate")
+        if isinstance(rate, dict) and isinstance(rate.get("trace"), str) and not os.path.isabs(rate["trace"]):
+            rate["trace"] = os.path.normpath(os.path.join(os.fspath(base_dir), rate["trace"]))
+        fix(table.get("reverse"))
+
+    for section in ("link", "topology"):
+        tables = data.get(section)
+        for table in tables if isinstance(tables, list) else [tables]:
+            fix(table)
+            if section == "topology" and isinstance(table, dict):
+                for settings in table.values():
+                    fix(settings)
+    workloads = data.get("workload")
+    for table in workloads if isinstance(workloads, list) else [workloads]:
+        sizes = table.get("sizes") if isinstance(table, dict) else None
+        if isinstance(sizes, dict) and isinstance(sizes.get("cdf"), str) and not os.path.isabs(sizes["cdf"]):
+            sizes["cdf"] = os.path.normpath(os.path.join(os.fspath(base_dir), sizes["cdf"]))
 
 
 def idle_reason(result: Result) -> str | None:

@@ -193,6 +193,45 @@ def this_process_marker() -> dict:
 
 
 @needs_root
+def test_the_kernel_fills_a_mahimahi_trace_link_as_the_trace_allows(tmp_path):
+    # Two opportunities a millisecond: 24 Mb/s of 1500-byte packets, 23.2 Mb/s of payload.
+    (tmp_path / "two.up").write_text("".join(f"{ms}\n{ms}\n" for ms in range(1, 1001)))
+    scenario = path_scenario(limit=60, duration="3s").to_dict()
+    scenario["link"][0]["rate"] = {"trace": "two.up"}
+    path = tmp_path / "trace.toml"
+    path.write_text(Scenario.from_dict(scenario).to_toml(), encoding="utf-8")
+    assert main(["emulate", str(path), "--out", str(tmp_path / "out")]) == 0
+    flows = (tmp_path / "out" / "flows.csv").read_text().splitlines()
+    goodput = float(dict(zip(flows[0].split(","), flows[1].split(",")))["goodput_bps"])
+    assert 0.85 * 23.17e6 < goodput <= 23.17e6, goodput
+    links = (tmp_path / "out" / "links.csv").read_text().splitlines()
+    neck = dict(zip(links[0].split(","), links[1].split(",")))
+    assert float(neck["rate_bps"]) == 24e6 and float(neck["utilisation"]) > 0.9
+
+
+@needs_root
+def test_schedules_and_an_outage_play_on_the_wall_clock():
+    scenario = path_scenario(limit=60, duration="3s").to_dict()
+    scenario["link"][0].update(
+        rate={"schedule": [["0s", "20Mbps"], ["1.5s", "5Mbps"]]},
+        delay={"schedule": [["0s", "5ms"], ["2s", "15ms"]]},
+        outages=[["1s", "1.1s"]],
+    )
+    result = emulate(scenario, trace="hops")
+    neck = result.links.set_index("link").loc["neck"]
+    assert neck["outage_drops"] > 0
+    hops = result.trace("hops")
+    sent = hops[(hops["link"] == "neck") & (hops["event"] == "dequeue")]
+    # Nothing leaves during the outage; the rate falls at 1.5 s.
+    assert not ((sent["time_s"] >= 1.0) & (sent["time_s"] < 1.1)).any()
+    before = sent[(sent["time_s"] >= 0.5) & (sent["time_s"] < 1.0)]["size"].sum() * 8 / 0.5
+    after = sent[(sent["time_s"] >= 2.0) & (sent["time_s"] < 3.0)]["size"].sum() * 8 / 1.0
+    one = 1500 * 8  # a packet starting just before a window's end counts whole
+    assert 0.9 * 20e6 < before <= 20e6 + one / 0.5 and 0.9 * 5e6 < after <= 5e6 + one, (before, after)
+    assert result.flows["handshake_rtt_s"][0] == pytest.approx(0.010, abs=0.5e-3)
+
+
+@needs_root
 def test_emulate_writes_what_run_writes_and_removes_only_namespaces_provably_its_own(tmp_path, capsys):
     here = this_process_marker()
     # A run that was killed: this boot and PID namespace, its pid free.

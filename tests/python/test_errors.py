@@ -158,6 +158,12 @@ def _prepare(row: Row, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple
     base = {**BASE_SWEEP, "base": BASE_SCENARIO} if sweep else BASE_SCENARIO
     args: list[str] = []
     text = _expand(row.input)
+    if text.startswith("beside "):
+        # `beside NAME "TEXT"; EDITS`: a file NAME holding TEXT beside the scenario file.
+        first, _, text = text.partition(";")
+        name, content = first[len("beside ") :].split(" ", 1)
+        (tmp_path / name).write_text(_value(content), encoding="utf-8")
+        text = text.strip()
     edits = [e for e in _split(text, ";") if not e.startswith("args: ")]
     for edit in _split(text, ";"):
         if edit.startswith("args: ") and edit != text:

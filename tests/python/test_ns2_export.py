@@ -266,6 +266,12 @@ REFUSALS = {
     "cubic": (_set(["flow", 0, "variant"], "cubic"), "flow[0].variant"),
     "periodic loss": (_set(["link", 1, "loss"], [{"kind": "periodic", "every": 100}]), "link[1].loss[0].kind"),
     "python controller": (_set(["flow", 0, "variant"], "python:renolab.cc:CongestionControl"), "flow[0].variant"),
+    "rate schedule": (_set(["link", 1, "rate"], {"schedule": [["0s", "1Mbps"], ["1s", "2Mbps"]]}), "link[1].rate"),
+    "delay schedule": (_set(["link", 1, "reverse"], {"delay": {"schedule": [["0s", "1ms"], ["1s", "2ms"]]}}),
+                       "link[1].reverse.delay"),
+    "loss schedule": (_set(["link", 1, "loss"], {"schedule": [["0s", {"kind": "uniform", "p": 0.0}]]}),
+                      "link[1].loss[0]"),
+    "outages": (_set(["link", 1, "outages"], [["1s", "2s"]]), "link[1].outages"),
     "cbr jitter 0.5": (lambda d: d.update(
         simulation={"profile": "ns2", "duration": "1s"},
         flow=[{"name": "c", "kind": "cbr", "src": "s", "dst": "d", "rate": "1Mbps", "jitter": 0.5}]), "flow[0].jitter"),

@@ -69,7 +69,7 @@ def test_every_trace_has_its_documented_columns_and_categories(result):
     assert list(result.trace("hops")["ecn"].cat.categories) == ["not_ect", "ect1", "ect0", "ce"]
     assert list(result.trace("queue")["queue"].cat.categories) == ["all", "l", "c"]
     assert list(result.trace("drops")["cause"].cat.categories) == [
-        "overflow", "early", "aqm", "bit_error", "random", "burst", "scripted", "retry_limit"
+        "overflow", "early", "aqm", "bit_error", "random", "burst", "scripted", "retry_limit", "outage"
     ]
     assert (SEQ_EVENTS, HOP_EVENTS, PACKET_KINDS, DROP_CAUSES) == (
         tuple(result.trace("seq")["event"].cat.categories),
@@ -153,11 +153,14 @@ def _nearest_rank(values, q):
 
 def test_the_delay_columns_come_last_and_agree_with_the_traces(result, tmp_path):
     # Appended: every column before them keeps its place (docs/outputs.md).
-    assert list(result.flows.columns[-4:]) == FLOW_DELAY_COLUMNS
-    assert list(result.links.columns[-4:]) == LINK_DELAY_COLUMNS
+    # The completion times and outage drops (issue 29) come after them, last.
+    assert list(result.flows.columns[-8:-4]) == FLOW_DELAY_COLUMNS
+    assert list(result.links.columns[-5:-1]) == LINK_DELAY_COLUMNS
     result.save(tmp_path)
-    assert (tmp_path / "flows.csv").read_text().splitlines()[0].endswith(",".join(FLOW_DELAY_COLUMNS))
-    assert (tmp_path / "links.csv").read_text().splitlines()[0].endswith(",".join(LINK_DELAY_COLUMNS))
+    assert (tmp_path / "flows.csv").read_text().splitlines()[0].endswith(
+        ",".join(FLOW_DELAY_COLUMNS + ["size_bytes", "fct_s", "ideal_fct_s", "slowdown"])
+    )
+    assert (tmp_path / "links.csv").read_text().splitlines()[0].endswith(",".join(LINK_DELAY_COLUMNS + ["outage_drops"]))
     f = result.flows.iloc[0]
     rtt = result.trace("rtt")["rtt_s"]
     # The sender's samples are the rtt trace's: an exact mean, quantiles within 1/32.

@@ -6,8 +6,9 @@
 //! A tour of the layers, bottom up:
 //!
 //! - [`time`] and [`units`]: integer nanoseconds, bits per second, byte counts, and the
-//!   parsers for `"10Mbps"`-style quantities; [`histogram`], the fixed-size log-linear
-//!   histogram behind every delay quantile a run reports.
+//!   parsers for `"10Mbps"`-style quantities; [`schedule`]: values that change at given
+//!   instants; [`histogram`], the fixed-size log-linear histogram behind every delay
+//!   quantile a run reports.
 //! - [`rng`]: one seeded random stream per component, derived from the scenario seed and the
 //!   component's name.
 //! - [`engine`]: the event scheduler, ordered by `(time, insertion order)`, holding
@@ -15,9 +16,11 @@
 //!   per medium, and lazily cancelled endpoint timers.
 //! - [`packet`]: packets (small `Copy` structs in a recycled slab) with their ECN bits and
 //!   SACK blocks, and the header sizes they count.
-//! - [`net`]: link directions (queue, transmitter, propagation pipe), shared 802.11 media ([`net::wifi`]: the DCF as a
-//!   sans-IO state machine per medium, PHY timing per standard), static shortest-path
-//!   routing and header sizes.
+//! - [`net`]: link directions (queue, transmitter, propagation pipe), shared 802.11 media
+//!   ([`net::wifi`]: the DCF as a sans-IO state machine per medium, PHY timing per
+//!   standard), static shortest-path routing; directions whose rate, delay or availability
+//!   change during a run ([`net::dynamics`]), their rate scheduled or following a mahimahi
+//!   trace ([`net::opportunities`]).
 //! - [`queue`] and [`loss`]: what a link does to packets: queue disciplines, loss models.
 //! - [`app`]: applications that are not TCP's own bulk transfer (constant bit rate over UDP).
 //! - [`tcp`]: sans-IO TCP endpoints, one sender and one receiver type per dialect (ns-2's
@@ -47,6 +50,7 @@ pub mod packet;
 pub mod queue;
 pub mod rng;
 pub mod scenario;
+pub mod schedule;
 pub mod sim;
 pub mod tcp;
 pub mod time;

@@ -27,7 +27,8 @@ bottleneck = {{ rate = "100Mbps", delay = "9ms", queue = {queue} }}
 }
 
 fn dumbbell(queue: &str, flows: &str, duration: &str) -> Scenario {
-    Scenario::from_toml_str(&dumbbell_text(queue, flows, duration)).unwrap_or_else(|e| panic!("{e}"))
+    Scenario::from_toml_str(&dumbbell_text(queue, flows, duration))
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 const PRAGUE_AND_CUBIC: &str = r#"
@@ -59,21 +60,40 @@ fn prague_and_cubic_share_a_dualpi2_bottleneck_each_in_its_queue() {
     // Prague's ECT(1) packets are the L queue's, CUBIC's Not-ECT the classic queue's.
     // (Packets still queued or on the wire at the end are not counted yet.)
     let (l, c) = (dual.l_packets, dual.c_packets);
-    assert!(l <= prague.segments_sent && l + 200 >= prague.segments_sent, "{dual:?} {prague:?}");
-    assert!(c <= cubic.segments_sent && c + 200 >= cubic.segments_sent, "{dual:?} {cubic:?}");
+    assert!(
+        l <= prague.segments_sent && l + 200 >= prague.segments_sent,
+        "{dual:?} {prague:?}"
+    );
+    assert!(
+        c <= cubic.segments_sent && c + 200 >= cubic.segments_sent,
+        "{dual:?} {cubic:?}"
+    );
     assert!(dual.l_marks > 0 && dual.c_drops > 0, "{dual:?}");
-    assert_eq!(dual.c_marks, 0, "CUBIC without ECN is dropped, never marked");
+    assert_eq!(
+        dual.c_marks, 0,
+        "CUBIC without ECN is dropped, never marked"
+    );
     // Prague learns the marks through AccECN and reduces for them, not for losses.
-    assert!(prague.ecn_marks > 0 && prague.cwnd_reductions > 0, "{prague:?}");
+    assert!(
+        prague.ecn_marks > 0 && prague.cwnd_reductions > 0,
+        "{prague:?}"
+    );
     assert_eq!(prague.retransmits, 0, "{prague:?}");
     // Both get a real share of the 100 Mb/s (the balance is docs/variants/l4s.md's).
     let rate = |f: &renolab_core::sim::FlowResult, secs: f64| f.bytes_delivered as f64 * 8.0 / secs;
-    assert!(rate(prague, 7.0) > 10e6 && rate(cubic, 8.0) > 10e6, "{prague:?} {cubic:?}");
+    assert!(
+        rate(prague, 7.0) > 10e6 && rate(cubic, 8.0) > 10e6,
+        "{prague:?} {cubic:?}"
+    );
     // The window stays finite and at least Prague's minimum of two segments.
     let cwnd = out.cwnd().unwrap();
     for i in 0..cwnd.time_ns.len() {
         if cwnd.flow[i] == 1 && cwnd.time_ns[i] > 1_100_000_000 {
-            assert!(cwnd.cwnd[i].is_finite() && cwnd.cwnd[i] >= 2.0, "{}", cwnd.cwnd[i]);
+            assert!(
+                cwnd.cwnd[i].is_finite() && cwnd.cwnd[i] >= 2.0,
+                "{}",
+                cwnd.cwnd[i]
+            );
         }
     }
 }
@@ -90,5 +110,8 @@ options = { ecn = true }
 "#;
     let text = dumbbell_text(r#"{ kind = "dualpi2" }"#, flows, "1s");
     let e = Scenario::from_toml_str(&text).unwrap_err().to_string();
-    assert!(e.contains("flow[0].options.ecn") && e.contains("\"accecn\""), "{e}");
+    assert!(
+        e.contains("flow[0].options.ecn") && e.contains("\"accecn\""),
+        "{e}"
+    );
 }

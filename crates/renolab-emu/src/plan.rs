@@ -240,6 +240,12 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
             "renolab emulate carries packets over links only; run a scenario with a [[medium]] in the simulator",
         ));
     }
+    if !scenario.workloads.is_empty() {
+        return Err(err(
+            "workload",
+            "renolab emulate does not replay workloads yet; run a scenario with a [[workload]] in the simulator, or write its flows as [[flow]] tables",
+        ));
+    }
     if scenario.flows.len() > MAX_FLOWS {
         return Err(err(
             "flow",

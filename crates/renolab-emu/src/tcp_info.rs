@@ -122,7 +122,10 @@ impl BbrInfo {
     /// Startup paces and sizes the window at the high gain (2.89), Drain paces below one
     /// at that window gain, ProbeRTT runs both at one, ProbeBW sizes the window at two.
     pub fn mode(&self) -> &'static str {
-        let (pacing, cwnd) = (self.pacing_gain as f64 / BBR_UNIT, self.cwnd_gain as f64 / BBR_UNIT);
+        let (pacing, cwnd) = (
+            self.pacing_gain as f64 / BBR_UNIT,
+            self.cwnd_gain as f64 / BBR_UNIT,
+        );
         match () {
             _ if cwnd > 2.5 && pacing > 1.0 => "startup",
             _ if cwnd > 2.5 => "drain",
@@ -138,7 +141,10 @@ pub fn cc_state(info: &TcpInfo, bbr: Option<&BbrInfo>) -> CcState {
     let bps = |bytes: u64| bytes as f64 * 8.0;
     let nan = f64::NAN;
     let mut state = CcState::default()
-        .with("min_rtt_ns", info.min_rtt_us.map_or(nan, |us| us as f64 * 1e3))
+        .with(
+            "min_rtt_ns",
+            info.min_rtt_us.map_or(nan, |us| us as f64 * 1e3),
+        )
         .with(
             "pacing_rate_bps",
             info.pacing_rate.filter(|&r| r != u64::MAX).map_or(nan, bps),
@@ -188,7 +194,14 @@ mod tests {
         let info = BbrInfo::parse(&b).unwrap();
         assert_eq!(info.bw, 2_500_000 + (1 << 32));
         assert_eq!((info.min_rtt_us, info.mode()), (20_150, "startup"));
-        let with = |pacing, cwnd| BbrInfo { pacing_gain: pacing, cwnd_gain: cwnd, ..info }.mode();
+        let with = |pacing, cwnd| {
+            BbrInfo {
+                pacing_gain: pacing,
+                cwnd_gain: cwnd,
+                ..info
+            }
+            .mode()
+        };
         assert_eq!(with(88, 739), "drain");
         assert_eq!(with(320, 512), "probe_bw"); // probing
         assert_eq!(with(192, 512), "probe_bw"); // draining
@@ -211,10 +224,20 @@ mod tests {
         b[104..112].copy_from_slice(&2_500_000u64.to_ne_bytes());
         let row = cc_state(&TcpInfo::parse(&b).unwrap(), None);
         assert_eq!(row.named("pacing_rate_bps"), 20e6);
-        let bbr = BbrInfo { bw: 1_250_000, min_rtt_us: 20_000, pacing_gain: 256, cwnd_gain: 512 };
+        let bbr = BbrInfo {
+            bw: 1_250_000,
+            min_rtt_us: 20_000,
+            pacing_gain: 256,
+            cwnd_gain: 512,
+        };
         let row = cc_state(&TcpInfo::parse(&b).unwrap(), Some(&bbr));
-        let probe_bw = renolab_core::tcp::cc::cc_modes().iter().position(|m| *m == "probe_bw");
+        let probe_bw = renolab_core::tcp::cc::cc_modes()
+            .iter()
+            .position(|m| *m == "probe_bw");
         assert_eq!(row.named("mode"), probe_bw.unwrap() as f64);
-        assert_eq!((row.named("btl_bw_bps"), row.named("cwnd_gain")), (10e6, 2.0));
+        assert_eq!(
+            (row.named("btl_bw_bps"), row.named("cwnd_gain")),
+            (10e6, 2.0)
+        );
     }
 }

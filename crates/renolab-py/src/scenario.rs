@@ -90,9 +90,22 @@ fn controllers(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(list)
 }
 
+/// The mean rate, bit/s, of the mahimahi trace at `path` when MTU-sized packets fill its
+/// every delivery opportunity (1500 bytes each); `ValueError` naming the file (and the line)
+/// if it cannot be read.
+#[pyfunction]
+fn trace_rate(path: &str) -> PyResult<f64> {
+    catch_panic("trace_rate", || {
+        renolab_core::scenario::read_trace_file(path)
+            .map(|t| t.mean_rate_bps())
+            .map_err(pyo3::exceptions::PyValueError::new_err)
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CONTROLLERS", controllers(m.py())?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_rate, m)?)?;
     m.add_function(wrap_pyfunction!(python_controllers, m)?)?;
     m.add_function(wrap_pyfunction!(expand_topology, m)?)
 }

@@ -70,6 +70,10 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&flows, "rtt_p50_s", f, |r| r.rtt_p50_s)?;
     column(&flows, "rtt_p99_s", f, |r| r.rtt_p99_s)?;
     column(&flows, "mean_queue_delay_s", f, |r| r.mean_queue_delay_s)?;
+    column(&flows, "size_bytes", f, |r| r.size_bytes)?;
+    column(&flows, "fct_s", f, |r| r.fct_s())?;
+    column(&flows, "ideal_fct_s", f, |r| r.ideal_fct_s())?;
+    column(&flows, "slowdown", f, |r| r.slowdown())?;
 
     let links = PyDict::new(py);
     let l = &out.links[..];
@@ -100,6 +104,7 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     column(&links, "queue_delay_p50_s", l, |r| r.queue_delay_p50_s)?;
     column(&links, "queue_delay_p99_s", l, |r| r.queue_delay_p99_s)?;
     column(&links, "mean_queue_packets", l, |r| r.mean_queue_packets)?;
+    column(&links, "outage_drops", l, |r| r.stats.outage_drops)?;
 
     let stations = PyDict::new(py);
     let st = &out.stations[..];
@@ -133,6 +138,7 @@ pub(crate) fn to_python<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     summary.set_item("core_wall_time_s", s.core_wall_time_s)?;
     summary.set_item("packets_delivered", s.packets_delivered)?;
     summary.set_item("peak_packets", s.peak_packets)?;
+    summary.set_item("peak_flows", s.peak_flows)?;
 
     // The traces that stopped early (a full disk, a limit): where and why.
     let failures = PyDict::new(py);

@@ -279,10 +279,15 @@ def _write_panic_report(out_dir: str, exc: SimulationError) -> str | None:
     return str(path)
 
 
+#: Most flows the terminal's table lists (a workload may run 100,000: flows.csv has them all).
+TABLE_FLOWS = 200
+
+
 def format_flows_table(result: Result) -> str:
     """Render the per-flow results as an aligned plain-text table (from the result's rows:
     no DataFrame is built), with each flow's share of the goodput through its bottleneck
-    and, per bottleneck that flows share, Jain's index of those goodputs."""
+    and, per bottleneck that flows share, Jain's index of those goodputs; the table lists the
+    first :data:`TABLE_FLOWS` flows (the shares and indices count them all)."""
     from renolab._text import aligned
 
     records = result._records("flows")
@@ -300,7 +305,7 @@ def format_flows_table(result: Result) -> str:
             str(int(row["drops"])),
             _fmt_float(_share(row, groups), "{:.1%}"),
         ]
-        for row in records
+        for row in records[:TABLE_FLOWS]
     ]
     lines = aligned(headers, rows, left=(0, 1))
     lines += [
@@ -309,6 +314,8 @@ def format_flows_table(result: Result) -> str:
         for bottleneck, goodputs in groups.items()
         if len(goodputs) > 1
     ]
+    if len(records) > TABLE_FLOWS:
+        lines.append(f"... and {len(records) - TABLE_FLOWS} more flows (flows.csv has every one)")
     return "\n".join(lines)
 
 

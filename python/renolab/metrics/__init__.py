@@ -15,6 +15,8 @@ delay                    :func:`queue_delays` (per-packet queueing delay, ``hops
 links                    :func:`drops_by_cause`, :func:`queue_stats`,
                          :func:`link_utilisation_series`, :func:`flow_path`,
                          :func:`bottlenecks`
+workloads                :func:`fct_summary` (FCT and slowdown by flow size),
+                         :func:`size_buckets`
 =======================  ==================================================================
 
 Sequence numbers count segments (as in ns-2's one-way agents): segment ``k`` carries payload
@@ -22,19 +24,23 @@ bytes ``k * mss .. (k + 1) * mss``, and an ACK's ``seq`` is the next segment exp
 """
 
 from renolab.metrics.delay import queue_delays
+from renolab.metrics.fct import DEFAULT_BUCKETS, FCT_SUMMARY_COLUMNS, fct_summary, size_buckets
 from renolab.metrics.flows import bottlenecks, drop_rate, flow_path, goodput, jain_index, utilisation
 from renolab.metrics.links import drops_by_cause, link_utilisation_series, packet_latency, queue_stats, rtt_stats
 from renolab.metrics.recovery import DETECTIONS, DROP_CLASSES, EPISODE_COLUMNS, loss_patterns, recovery_episodes
 from renolab.metrics.series import buffer_gain, jain_series, normalised_throughput, throughput_series, tn_slope
 
 __all__ = [
+    "DEFAULT_BUCKETS",
     "DETECTIONS",
     "DROP_CLASSES",
     "EPISODE_COLUMNS",
+    "FCT_SUMMARY_COLUMNS",
     "bottlenecks",
     "buffer_gain",
     "drop_rate",
     "drops_by_cause",
+    "fct_summary",
     "flow_path",
     "goodput",
     "jain_index",
@@ -47,6 +53,7 @@ __all__ = [
     "queue_stats",
     "recovery_episodes",
     "rtt_stats",
+    "size_buckets",
     "throughput_series",
     "tn_slope",
     "utilisation",

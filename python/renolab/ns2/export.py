@@ -96,6 +96,19 @@ def load(path: PathLike) -> tuple[Scenario, dict[str, Any]]:
     return Scenario.from_dict(data), extra
 
 
+def _random_loss(loss: dict[str, Any]) -> bool:
+    """True if the loss model (or a step of a scheduled one) draws random numbers that
+    can drop a packet."""
+    if "schedule" in loss:
+        return any(_random_loss(step) for _, step in loss["schedule"])
+    kind = loss["kind"]
+    return (
+        (kind == "uniform" and loss["p"] > 0)
+        or (kind == "ber" and loss["ber"] > 0)
+        or (kind == "gilbert_elliott" and (loss["loss_good"] > 0 or loss["p_gb"] > 0))
+    )
+
+
 def is_random(scenario: ScenarioLike) -> bool:
     """True if the scenario draws random numbers that change its outcome: random losses,
     RED, random start times or CBR jitter (the RTT clock phase aside, which
@@ -105,13 +118,8 @@ def is_random(scenario: ScenarioLike) -> bool:
         for d in (link, link["reverse"]):
             if d["queue"]["kind"] == "red":
                 return True
-            for loss in d["loss"]:
-                if loss["kind"] == "uniform" and loss["p"] > 0:
-                    return True
-                if loss["kind"] == "ber" and loss["ber"] > 0:
-                    return True
-                if loss["kind"] == "gilbert_elliott" and (loss["loss_good"] > 0 or loss["p_gb"] > 0):
-                    return True
+            if any(_random_loss(loss) for loss in d["loss"]):
+                return True
             if d.get("latency") and d["latency"]["kind"] != "fixed":
                 return True
     for f in norm["flow"]:
@@ -243,7 +251,25 @@ class _Exporter:
                     f"allocates per-segment state for the whole window; use at most {_VEGAS_MAX_WINDOW}"
                 )
         for i, link in enumerate(self.norm["link"]):
+            if link.get("outages"):
+                raise ScenarioError(
+                    f"link[{i}].outages: ns-2 export writes links that stay up; an outage has no "
+                    "ns-2.35 equivalent here (its rtmodel reroutes rather than holding the queue)"
+                )
             for d, p in ((link, f"link[{i}]"), (link["reverse"], f"link[{i}].reverse")):
+                for key in ("rate", "delay"):
+                    if isinstance(d[key], dict):
+                        what = "a mahimahi trace" if "trace" in d[key] else "a schedule"
+                        raise ScenarioError(
+                            f"{p}.{key}: {what} has no ns-2.35 equivalent (an ns-2 link has one "
+                            f"{key}); export links whose {key} is fixed"
+                        )
+                for j, loss in enumerate(d["loss"]):
+                    if "schedule" in loss:
+                        raise ScenarioError(
+                            f"{p}.loss[{j}]: a schedule of loss models has no ns-2 export; "
+                            "exportable loss kinds: drop, uniform, ber, gilbert_elliott"
+                        )
                 q = d["queue"]
                 if q["kind"] in ("codel", "fq_codel", "dualpi2"):
                     missing = "DualPI2" if q["kind"] == "dualpi2" else "CoDel"

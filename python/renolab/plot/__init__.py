@@ -9,7 +9,7 @@ directory with :meth:`renolab.Result.load` -- and returns a :class:`matplotlib.f
     fig = result.plot.cwnd()            # or renolab.plot.cwnd(result)
     fig.savefig("cwnd.svg")
 
-``renolab plot DIR [--kind cwnd,seq,throughput,queue,rtt,rtt_cdf,queue_delay,queue_delay_cdf,cc,summary]
+``renolab plot DIR [--kind cwnd,seq,throughput,queue,rtt,rtt_cdf,queue_delay,queue_delay_cdf,cc,summary,fct]
 [--format png,svg]``
 (:mod:`renolab.cli.plot`) writes them from the saved files of a run directory.
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 from renolab.plot._common import KINDS, NEEDS, bottlenecks
 from renolab.plot.controller import MODE_COLOURS, cc
 from renolab.plot.delay import queue_delay, queue_delay_cdf, rtt, rtt_cdf
+from renolab.plot.fct import fct
 from renolab.plot.files import IMAGE_FORMATS, available_kinds, save_figures
 from renolab.plot.summary_page import summary
 from renolab.plot.sweep_figure import sweep, sweep_axes, sweep_params
@@ -40,6 +41,7 @@ __all__ = [
     "bottlenecks",
     "cc",
     "cwnd",
+    "fct",
     "queue",
     "queue_delay",
     "queue_delay_cdf",

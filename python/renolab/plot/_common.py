@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from renolab.results import Result
 
 #: The figures, in the order ``renolab plot`` writes them.
-KINDS = ("cwnd", "seq", "throughput", "queue", "rtt", "rtt_cdf", "queue_delay", "queue_delay_cdf", "cc", "summary")
-#: The trace each figure needs.
+KINDS = ("cwnd", "seq", "throughput", "queue", "rtt", "rtt_cdf", "queue_delay", "queue_delay_cdf", "cc", "summary", "fct")
+#: The trace each figure needs (the summary and the flow completion times need none).
 NEEDS = {
     "cwnd": "cwnd", "seq": "seq", "throughput": "seq", "queue": "queue", "rtt": "rtt", "rtt_cdf": "rtt",
     "queue_delay": "hops", "queue_delay_cdf": "hops", "cc": "cc",

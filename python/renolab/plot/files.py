@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from renolab.plot._common import KINDS, NEEDS
 from renolab.plot.controller import cc, traced_flows
 from renolab.plot.delay import queue_delay, queue_delay_cdf, rtt, rtt_cdf
+from renolab.plot.fct import fct, has_fct
 from renolab.plot.figure import save_figure
 from renolab.plot.summary_page import summary
 from renolab.plot.time_series import cwnd, queue, seq, throughput
@@ -22,8 +23,16 @@ IMAGE_FORMATS = ("png", "svg", "pdf")
 
 def available_kinds(run: Result) -> list[str]:
     """The figures the recorded traces allow (the summary always; the controllers' figure
-    only when a controller traced something)."""
-    return [k for k in KINDS if k == "summary" or (run.has_trace(NEEDS[k]) and (k != "cc" or traced_flows(run)))]
+    only when a controller traced something; the flow completion times for a run with a
+    workload)."""
+    def allowed(kind: str) -> bool:
+        if kind == "summary":
+            return True
+        if kind == "fct":
+            return has_fct(run)
+        return run.has_trace(NEEDS[kind]) and (kind != "cc" or bool(traced_flows(run)))
+
+    return [k for k in KINDS if allowed(k)]
 
 
 def save_figures(
@@ -45,7 +54,7 @@ def save_figures(
     for kind in chosen:
         if kind not in KINDS:
             raise ValueError(f"unknown figure {kind!r}; allowed: {', '.join(KINDS)}")
-        if kind != "summary" and not run.has_trace(NEEDS[kind]):
+        if kind in NEEDS and not run.has_trace(NEEDS[kind]):
             raise ValueError(f"figure {kind!r} needs the {NEEDS[kind]!r} trace (renolab run ... --trace {NEEDS[kind]})")
     for fmt in formats:
         if fmt not in IMAGE_FORMATS:
@@ -70,6 +79,7 @@ def save_figures(
         "queue_delay_cdf": lambda r: queue_delay_cdf(r, links=links),
         "cc": lambda r: cc(r, flows=flow),
         "summary": summary,
+        "fct": fct,
     }
     written = []
     for kind in chosen:

@@ -16,7 +16,7 @@ from renolab import _core
 from renolab._core import ScenarioError
 from renolab._text import plural
 from renolab._files import check_depth, parse_toml, read_text
-from renolab.scenario import PathLike, Scenario
+from renolab.scenario import PathLike, Scenario, absolute_trace_paths
 from renolab.sweep.fields import flatten, set_field
 
 if TYPE_CHECKING:
@@ -350,7 +350,8 @@ class Sweep:
 def _confined(data: Mapping[str, Any], base_dir: PathLike) -> dict[str, Any]:
     """*data* (a sweep file) with every Python controller file it names, in ``[base]`` and
     in the values it varies, made absolute relative to *base_dir* and checked to be inside
-    it (:func:`renolab.cc.load.confined`)."""
+    it (:func:`renolab.cc.load.confined`), and the trace files of ``[base]``'s links made
+    absolute relative to it."""
     import copy
 
     from renolab.cc.load import PREFIX, absolute_paths, confined
@@ -358,6 +359,8 @@ def _confined(data: Mapping[str, Any], base_dir: PathLike) -> dict[str, Any]:
     out = copy.deepcopy(dict(data))
     if isinstance(out.get("base"), dict):
         absolute_paths(out["base"], base_dir)
+        # Trace files are relative to the sweep file too (they are data: not confined).
+        absolute_trace_paths(out["base"], base_dir)
     stack: list[tuple[Any, str]] = [(out.get("sweep"), "sweep")]
     while stack:
         item, where = stack.pop()

@@ -17,6 +17,7 @@ mod gilbert_elliott;
 pub mod latency;
 mod list;
 mod periodic;
+mod scheduled;
 mod uniform;
 
 pub use ber::Ber;
@@ -24,9 +25,11 @@ pub use gilbert_elliott::{GilbertElliott, GilbertElliottConfig};
 pub use latency::{ExtraLatency, LatencyDist};
 pub use list::DropList;
 pub use periodic::Periodic;
+pub use scheduled::ScheduledLoss;
 pub use uniform::Uniform;
 
 use crate::packet::{Packet, PacketKind};
+use crate::time::SimTime;
 
 /// Why a loss model dropped a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,18 +57,21 @@ pub enum LossModel {
     GilbertElliott(GilbertElliott),
     /// Every N-th packet.
     Periodic(Periodic),
+    /// One model after another, at given instants.
+    Scheduled(Box<ScheduledLoss>),
 }
 
 impl LossModel {
-    /// Decides the fate of `packet`; `Some(cause)` drops it.
+    /// Decides the fate of `packet`, reaching the far end at `now`; `Some(cause)` drops it.
     #[inline]
-    pub fn judge(&mut self, packet: &Packet) -> Option<LossCause> {
+    pub fn judge(&mut self, now: SimTime, packet: &Packet) -> Option<LossCause> {
         match self {
             LossModel::List(l) => l.judge(packet).then_some(LossCause::Scripted),
             LossModel::Uniform(u) => u.judge().then_some(LossCause::Random),
             LossModel::Ber(b) => b.judge(packet.size).then_some(LossCause::BitError),
             LossModel::GilbertElliott(g) => g.judge().then_some(LossCause::Burst),
             LossModel::Periodic(p) => p.judge().then_some(LossCause::Scripted),
+            LossModel::Scheduled(s) => s.judge(now, packet),
         }
     }
 
@@ -73,7 +79,12 @@ impl LossModel {
     /// `packet` (a data frame) or nothing (a control frame: Ack, RTS, CTS). Bit errors hit
     /// the frame's own bits; a drop list sees only frames that carry a packet.
     #[inline]
-    pub fn judge_frame(&mut self, frame_bytes: u32, packet: Option<&Packet>) -> Option<LossCause> {
+    pub fn judge_frame(
+        &mut self,
+        now: SimTime,
+        frame_bytes: u32,
+        packet: Option<&Packet>,
+    ) -> Option<LossCause> {
         match (self, packet) {
             (LossModel::List(l), Some(p)) => l.judge(p).then_some(LossCause::Scripted),
             (LossModel::List(_), None) => None,
@@ -83,6 +94,7 @@ impl LossModel {
             // Every n-th frame that carries a packet, as on a link every n-th packet.
             (LossModel::Periodic(q), Some(_)) => q.judge().then_some(LossCause::Scripted),
             (LossModel::Periodic(_), None) => None,
+            (LossModel::Scheduled(s), _) => s.judge_frame(now, frame_bytes, packet),
         }
     }
 }
@@ -135,20 +147,26 @@ impl Loss {
         self.applies_to
     }
 
-    /// Decides the fate of `packet`; `Some(cause)` drops it. Out-of-scope packets return
-    /// `None` without consulting the model (no random draw, no counter advanced).
+    /// Decides the fate of `packet`, reaching the far end at `now`; `Some(cause)` drops it.
+    /// Out-of-scope packets return `None` without consulting the model (no random draw, no
+    /// counter advanced).
     #[inline]
-    pub fn judge(&mut self, packet: &Packet) -> Option<LossCause> {
+    pub fn judge(&mut self, now: SimTime, packet: &Packet) -> Option<LossCause> {
         if !self.applies_to.covers(packet.kind) {
             return None;
         }
-        self.model.judge(packet)
+        self.model.judge(now, packet)
     }
 
     /// [`LossModel::judge_frame`] for a frame on a shared medium: a frame that carries a
     /// packet is in scope as its packet is; a control frame (no packet) only for `All`.
     #[inline]
-    pub fn judge_frame(&mut self, frame_bytes: u32, packet: Option<&Packet>) -> Option<LossCause> {
+    pub fn judge_frame(
+        &mut self,
+        now: SimTime,
+        frame_bytes: u32,
+        packet: Option<&Packet>,
+    ) -> Option<LossCause> {
         let in_scope = match packet {
             Some(p) => self.applies_to.covers(p.kind),
             None => self.applies_to == AppliesTo::All,
@@ -156,7 +174,7 @@ impl Loss {
         if !in_scope {
             return None;
         }
-        self.model.judge_frame(frame_bytes, packet)
+        self.model.judge_frame(now, frame_bytes, packet)
     }
 }
 
@@ -171,7 +189,8 @@ impl From<LossModel> for Loss {
 mod tests {
     use super::*;
     use crate::rng::RngStream;
-    use crate::time::SimTime;
+
+    const T0: SimTime = SimTime::ZERO;
 
     fn packet(kind: PacketKind) -> Packet {
         Packet {
@@ -194,9 +213,9 @@ mod tests {
             LossModel::Uniform(Uniform::new(1.0, rng.clone())),
             AppliesTo::Data,
         );
-        assert_eq!(data_only.judge(&packet(PacketKind::Ack)), None);
+        assert_eq!(data_only.judge(T0, &packet(PacketKind::Ack)), None);
         assert_eq!(
-            data_only.judge(&packet(PacketKind::Data)),
+            data_only.judge(T0, &packet(PacketKind::Data)),
             Some(LossCause::Random)
         );
         // The ACK consumed no draw: a 50% model judging ACK, data gives the same data
@@ -205,10 +224,10 @@ mod tests {
             |rng: RngStream| Loss::new(LossModel::Uniform(Uniform::new(0.5, rng)), AppliesTo::Data);
         let (mut a, mut b) = (half(rng.clone()), half(rng));
         for _ in 0..100 {
-            a.judge(&packet(PacketKind::Ack));
+            a.judge(T0, &packet(PacketKind::Ack));
             assert_eq!(
-                a.judge(&packet(PacketKind::Data)),
-                b.judge(&packet(PacketKind::Data))
+                a.judge(T0, &packet(PacketKind::Data)),
+                b.judge(T0, &packet(PacketKind::Data))
             );
         }
     }
@@ -217,9 +236,9 @@ mod tests {
     fn a_model_restricted_to_acks_drops_only_acks() {
         let model = LossModel::Uniform(Uniform::new(1.0, RngStream::derive(2, "l")));
         let mut acks_only = Loss::new(model, AppliesTo::Ack);
-        assert_eq!(acks_only.judge(&packet(PacketKind::Data)), None);
+        assert_eq!(acks_only.judge(T0, &packet(PacketKind::Data)), None);
         assert_eq!(
-            acks_only.judge(&packet(PacketKind::Ack)),
+            acks_only.judge(T0, &packet(PacketKind::Ack)),
             Some(LossCause::Random)
         );
     }
@@ -229,12 +248,12 @@ mod tests {
         let rng = RngStream::derive(3, "l");
         let p = packet(PacketKind::Data);
         let mut list: Loss = LossModel::List(DropList::new(None, &[], &[0])).into();
-        assert_eq!(list.judge(&p), Some(LossCause::Scripted));
+        assert_eq!(list.judge(T0, &p), Some(LossCause::Scripted));
         let mut ber: Loss = LossModel::Ber(Ber::new(1.0, rng.clone())).into();
-        assert_eq!(ber.judge(&p), Some(LossCause::BitError));
+        assert_eq!(ber.judge(T0, &p), Some(LossCause::BitError));
         let ge = GilbertElliott::new(GilbertElliottConfig::gilbert(0.0, 0.0), rng);
         let mut ge: Loss = LossModel::GilbertElliott(ge).into();
-        assert_eq!(ge.judge(&p), None, "starts good, never leaves");
+        assert_eq!(ge.judge(T0, &p), None, "starts good, never leaves");
     }
 
     #[test]
@@ -243,7 +262,7 @@ mod tests {
         let p = packet(PacketKind::Data);
         // A BER that loses every bit: the frame's size decides, even a 14-byte Ack's.
         let mut ber: Loss = LossModel::Ber(Ber::new(1.0, rng.clone())).into();
-        assert_eq!(ber.judge_frame(14, None), Some(LossCause::BitError));
+        assert_eq!(ber.judge_frame(T0, 14, None), Some(LossCause::BitError));
         // Half the bits in error lose a 1-byte frame with 1 - 2^-8, not a 1000-byte packet's.
         let half = Ber::new(0.5, rng.clone());
         assert!(half.packet_loss_probability(1) < 0.997);
@@ -252,17 +271,20 @@ mod tests {
             LossModel::Uniform(Uniform::new(1.0, rng.clone())),
             AppliesTo::Data,
         );
-        assert_eq!(data_only.judge_frame(14, None), None);
+        assert_eq!(data_only.judge_frame(T0, 14, None), None);
         assert_eq!(
-            data_only.judge_frame(1036, Some(&p)),
+            data_only.judge_frame(T0, 1036, Some(&p)),
             Some(LossCause::Random)
         );
         // A drop list drops the frames of listed packets, never a control frame.
         let mut list: Loss = LossModel::List(DropList::new(Some(0), &[0], &[])).into();
-        assert_eq!(list.judge_frame(20, None), None);
-        assert_eq!(list.judge_frame(1036, Some(&p)), Some(LossCause::Scripted));
+        assert_eq!(list.judge_frame(T0, 20, None), None);
         assert_eq!(
-            list.judge_frame(1036, Some(&p)),
+            list.judge_frame(T0, 1036, Some(&p)),
+            Some(LossCause::Scripted)
+        );
+        assert_eq!(
+            list.judge_frame(T0, 1036, Some(&p)),
             None,
             "its first transmission only"
         );

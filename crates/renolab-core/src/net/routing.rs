@@ -252,6 +252,25 @@ impl Routes {
         self.medium_hops[(code - self.dirs) as usize]
     }
 
+    /// The link directions from `from` to `to`, in order, where `far_end(d)` is the node
+    /// direction `d` leads to; `None` when the route crosses a shared medium or there is
+    /// none.
+    pub fn link_path(&self, from: u32, to: u32, far_end: impl Fn(u32) -> u32) -> Option<Vec<u32>> {
+        let mut dirs = Vec::new();
+        let mut at = from;
+        while at != to {
+            let Some(Hop::Link(d)) = self.hop(at, to) else {
+                return None;
+            };
+            dirs.push(d);
+            at = far_end(d);
+            if dirs.len() > self.dirs as usize {
+                return None; // BFS routes have no loop; be safe all the same
+            }
+        }
+        Some(dirs)
+    }
+
     /// The next hop from `node` towards `dst`, decoded.
     pub fn hop(&self, node: u32, dst: u32) -> Option<Hop> {
         let code = self.next_hop(node, dst)?;

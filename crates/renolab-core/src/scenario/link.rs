@@ -1,18 +1,21 @@
-//! `[[link]]` tables: duplex links, their queues, loss models and extra latency, per direction.
+//! `[[link]]` tables: duplex links, their queues, loss models and extra latency, per
+//! direction; what may change during a run is read in [`super::varying`].
 
 use serde_json::{json, Value};
 
 use super::profile::Profile;
 use super::reader::Table;
+use super::varying::{self, parse_schedule};
 use super::{
-    check_name, fmt_duration, fmt_rate, DirSpec, FlowSpec, LatencySpec, LinkSpec, LossKind,
-    LossSpec, Names, QueueSpec, Result, ScenarioError,
+    check_name, fmt_duration, DirSpec, FlowSpec, LatencySpec, LinkSpec, LossKind, LossSpec, Names,
+    QueueSpec, Result, ScenarioError,
 };
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
 use crate::queue::{
     CoDelConfig, DualPi2Config, EcnMask, FqCoDelConfig, QWeight, QueueLimit, RedConfig, StepThresh,
 };
-use crate::time::SimDuration;
+use crate::schedule::Schedule;
+use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
 
 /// Queue disciplines.
@@ -38,6 +41,7 @@ pub(super) fn parse_link(
 ) -> Result<LinkSpec> {
     let mut allowed = vec!["name", "from", "to", "reverse"];
     allowed.extend_from_slice(DIR_KEYS);
+    allowed.push("outages");
     t.only(&allowed)?;
     let node = |key: &str| -> u32 {
         let name = t.req_str(key).unwrap_or_default();
@@ -71,6 +75,7 @@ pub(super) fn parse_link(
         to,
         forward,
         reverse,
+        outages: varying::parse_outages(t)?,
     })
 }
 
@@ -81,18 +86,10 @@ fn parse_dir(
     flows: &Names,
     profile: Profile,
 ) -> Result<DirSpec> {
-    let rate = match t.get("rate") {
-        Some(v) => {
-            let text = v.as_str().ok_or_else(|| {
-                ScenarioError::new(
-                    t.field("rate"),
-                    format!("expected a rate such as \"10Mbps\", got {v}"),
-                )
-            })?;
-            crate::units::parse_rate(text).map_err(|m| ScenarioError::new(t.field("rate"), m))?
-        }
+    let rate = match varying::parse_rate(t)? {
+        Some(r) => r,
         None => match base {
-            Some(b) => b.rate,
+            Some(b) => b.rate.clone(),
             None => {
                 return Err(ScenarioError::new(
                     t.field("rate"),
@@ -101,12 +98,14 @@ fn parse_dir(
             }
         },
     };
-    let delay = match t.duration_ns("delay")? {
-        Some(d) => SimDuration(d),
-        None => base.map_or(SimDuration::ZERO, |b| b.delay),
+    let delay = match varying::parse_delay(t)? {
+        Some(d) => d,
+        None => base.map_or(Schedule::constant(SimDuration::ZERO), |b| b.delay.clone()),
     };
+    // RED sizes itself by one rate and delay: those at the start (a trace's mean rate).
+    let (nominal_rate, initial_delay) = (rate.nominal(), *delay.at(SimTime::ZERO));
     let mut queue = match t.table("queue")? {
-        Some(q) => parse_queue(&q, profile, rate, delay)?,
+        Some(q) => parse_queue(&q, profile, nominal_rate, initial_delay)?,
         None => base.map_or(
             QueueSpec::DropTail {
                 limit: QueueLimit::Packets(100),
@@ -118,8 +117,8 @@ fn parse_dir(
     };
     if let QueueSpec::Red(cfg) = &mut queue {
         // An inherited RED queue serves this direction's link.
-        cfg.link_rate = rate;
-        cfg.link_delay = delay;
+        cfg.link_rate = nominal_rate;
+        cfg.link_delay = initial_delay;
     }
     let losses = match t.get("loss") {
         Some(_) => t
@@ -431,8 +430,35 @@ fn parse_dualpi2(q: &Table<'_>) -> Result<QueueSpec> {
     Ok(QueueSpec::DualPi2(checked(q, c, DualPi2Config::validate)?))
 }
 
-/// A loss model table (`loss = { kind = ... }`).
+/// A loss model table (`loss = { kind = ... }`), or a schedule of them (`loss = { schedule
+/// = [["0s", { kind = ... }], ...] }`).
 pub(super) fn parse_loss(l: &Table<'_>, flows: &Names) -> Result<LossSpec> {
+    if l.get("schedule").is_none() {
+        return parse_loss_model(l, flows);
+    }
+    l.only(&["schedule"])?;
+    let models = parse_schedule(
+        l,
+        r#"["10s", { kind = "uniform", p = 0.01 }]"#,
+        |path, v| {
+            let model = Table::new(path, v)?;
+            if model.get("schedule").is_some() {
+                return Err(ScenarioError::new(
+                    model.field("schedule"),
+                    "a scheduled loss model's steps are loss models, not schedules",
+                ));
+            }
+            parse_loss_model(&model, flows)
+        },
+    )?;
+    Ok(LossSpec {
+        kind: LossKind::Schedule(models),
+        applies_to: AppliesTo::All,
+    })
+}
+
+/// One loss model (`{ kind = ... }`).
+fn parse_loss_model(l: &Table<'_>, flows: &Names) -> Result<LossSpec> {
     let applies_to = match l.choice("applies_to", &["data", "ack", "all"])? {
         Some("data") => AppliesTo::Data,
         Some("ack") => AppliesTo::Ack,
@@ -642,8 +668,8 @@ pub(super) fn dir_json(d: &DirSpec, flows: &[FlowSpec]) -> Value {
     };
     let losses: Vec<Value> = d.losses.iter().map(|l| loss_json(l, flows)).collect();
     let mut v = json!({
-        "rate": fmt_rate(d.rate),
-        "delay": fmt_duration(d.delay),
+        "rate": varying::rate_json(&d.rate),
+        "delay": varying::delay_json(&d.delay),
         "queue": queue,
         "loss": losses,
     });
@@ -684,6 +710,9 @@ pub(super) fn loss_json(l: &LossSpec, flows: &[FlowSpec]) -> Value {
         }),
         LossKind::Periodic { every, offset } => {
             json!({"kind": "periodic", "every": every, "offset": offset})
+        }
+        LossKind::Schedule(models) => {
+            return varying::schedule_json(models, |m| loss_json(m, flows));
         }
     };
     v["applies_to"] = json!(match l.applies_to {

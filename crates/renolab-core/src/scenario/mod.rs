@@ -15,6 +15,8 @@ mod names;
 pub mod profile;
 pub mod reader;
 pub mod topology;
+mod varying;
+mod workload;
 
 pub use crate::tcp::cc::Variant;
 pub use error::{shorten, Result, ScenarioError};
@@ -32,12 +34,19 @@ pub use medium::{
 };
 use names::Names;
 pub use profile::{Profile, PROFILES};
+pub use varying::{read_trace_file, MAX_SCHEDULE_STEPS, MAX_TRACE_BYTES};
+pub use workload::{
+    read_cdf_file, Offered, Pairs, SizesSource, WorkloadSpec, ARRIVALS, MAX_CDF_BYTES,
+    MAX_WORKLOADS,
+};
 
 use serde_json::{json, Value};
 
 use crate::app::CbrConfig;
 use crate::loss::{AppliesTo, GilbertElliottConfig, LatencyDist};
+use crate::net::{DeliveryTrace, Outages};
 use crate::queue::{CoDelConfig, DualPi2Config, FqCoDelConfig, QueueLimit, RedConfig};
+use crate::schedule::Schedule;
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 use crate::units::BitsPerSec;
@@ -112,6 +121,9 @@ pub enum LossKind {
         /// Packets let through before the period starts.
         offset: u64,
     },
+    /// One model after another, each from its instant (`{ schedule = [[time, model], ...] }`;
+    /// the models are not schedules themselves).
+    Schedule(Schedule<LossSpec>),
 }
 
 /// A loss model on a link direction and the packets it applies to.
@@ -132,13 +144,32 @@ pub struct LatencySpec {
     pub reorder: bool,
 }
 
+/// How fast a link direction sends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RateSpec {
+    /// A rate, constant (one step at time 0) or changing at given instants.
+    Schedule(Schedule<BitsPerSec>),
+    /// A mahimahi trace's delivery opportunities (`{ trace = "FILE" }`).
+    Trace(TraceSpec),
+}
+
+/// A mahimahi trace a link direction follows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceSpec {
+    /// The file as the scenario names it (Python makes it absolute, from the scenario
+    /// file's folder).
+    pub path: String,
+    /// Its delivery opportunities, shared by the directions that name the same file.
+    pub trace: std::sync::Arc<DeliveryTrace>,
+}
+
 /// One direction of a link.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DirSpec {
-    /// Transmission rate.
-    pub rate: BitsPerSec,
-    /// Propagation delay.
-    pub delay: SimDuration,
+    /// Transmission rate: fixed, scheduled or a trace's.
+    pub rate: RateSpec,
+    /// Propagation delay, constant (one step) or scheduled.
+    pub delay: Schedule<SimDuration>,
     /// Output queue.
     pub queue: QueueSpec,
     /// Loss models, applied in order.
@@ -160,6 +191,8 @@ pub struct LinkSpec {
     pub forward: DirSpec,
     /// `to` -> `from`.
     pub reverse: DirSpec,
+    /// When the link is down, both directions.
+    pub outages: Outages,
 }
 
 /// When a flow's application starts.
@@ -269,6 +302,8 @@ pub struct Scenario {
     pub media: Vec<MediumSpec>,
     /// Flows.
     pub flows: Vec<FlowSpec>,
+    /// Workloads: flows created as the run goes, numbered after [`Scenario::flows`].
+    pub workloads: Vec<WorkloadSpec>,
 }
 
 impl Scenario {
@@ -294,6 +329,7 @@ impl Scenario {
             "link",
             "medium",
             "flow",
+            "workload",
             "topology",
             "description",
         ])?;
@@ -355,6 +391,17 @@ impl Scenario {
                 ));
             }
         }
+        let workload_tables = root.tables("workload")?;
+        if workload_tables.len() > MAX_WORKLOADS {
+            return Err(ScenarioError::new(
+                "workload",
+                format!(
+                    "{} workloads is more than the {MAX_WORKLOADS} allowed",
+                    workload_tables.len()
+                ),
+            ));
+        }
+        workload::check_names(&workload_tables, &flow_names)?;
         let mut links = Vec::new();
         for t in &link_tables {
             let link = link::parse_link(t, &nodes, &flow_names, profile)?;
@@ -382,7 +429,7 @@ impl Scenario {
                 ));
             }
         }
-        let scenario = Scenario {
+        let mut scenario = Scenario {
             seed: sim.seed,
             profile: profile.name,
             duration: sim.duration,
@@ -393,8 +440,25 @@ impl Scenario {
             links,
             media,
             flows,
+            workloads: Vec::new(),
         };
         let routes = scenario.check_routes(&flow_tables)?;
+        scenario.workloads = (workload_tables.iter())
+            .map(|t| workload::parse_workload(t, &scenario, &routes, profile))
+            .collect::<Result<Vec<_>>>()?;
+        if sim.duration.is_none() {
+            if let Some((w, _)) =
+                (scenario.workloads.iter().zip(&workload_tables)).find(|(w, _)| !w.ends())
+            {
+                return Err(ScenarioError::new(
+                    "simulation.duration",
+                    format!(
+                        "is required because workload {:?} never stops creating flows (no `stop` or `max_flows`)",
+                        w.name
+                    ),
+                ));
+            }
+        }
         scenario.check_limits(&routes)?;
         Ok(scenario)
     }
@@ -471,6 +535,9 @@ impl Scenario {
                 });
                 merge(&mut v, link::dir_json(&l.forward, &self.flows));
                 v["reverse"] = link::dir_json(&l.reverse, &self.flows);
+                if !l.outages.is_empty() {
+                    v["outages"] = varying::outages_json(&l.outages);
+                }
                 v
             })
             .collect();
@@ -480,6 +547,11 @@ impl Scenario {
             .map(|f| flow::flow_json(f, &self.nodes))
             .collect();
         let mut doc = json!({ "simulation": sim, "link": links, "flow": flows });
+        if !self.workloads.is_empty() {
+            doc["workload"] = (self.workloads.iter())
+                .map(|w| workload::workload_json(w, self))
+                .collect();
+        }
         if !self.media.is_empty() {
             doc["medium"] = self
                 .media

@@ -1,5 +1,5 @@
 use super::*;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 
 const BASE: &str = r#"
 [simulation]
@@ -55,7 +55,7 @@ fn a_valid_scenario_resolves_nodes_links_and_defaults() {
     );
     assert_eq!(
         s.links[1].reverse.rate,
-        BitsPerSec(1_000_000),
+        RateSpec::fixed(BitsPerSec(1_000_000)),
         "reverse inherits the rate"
     );
     let flow = &s.flows[0];
@@ -373,7 +373,10 @@ bytes = 1000
         ]
     );
     assert!(matches!(s.links[2].forward.queue, QueueSpec::Red(_)));
-    assert_eq!(s.links[5].forward.rate, BitsPerSec(10_000_000));
+    assert_eq!(
+        s.links[5].forward.rate,
+        RateSpec::fixed(BitsPerSec(10_000_000))
+    );
     let bad = text.replace("nodes = 3", "nodes = 1");
     assert!(
         err(&bad).starts_with("topology[1].nodes: 1 is out of range"),
@@ -418,7 +421,10 @@ fn dumbbell(extra: &str) -> std::result::Result<Scenario, String> {
 }
 
 fn delays(link: &LinkSpec) -> (u64, u64) {
-    (link.forward.delay.0, link.reverse.delay.0)
+    (
+        link.forward.delay.at(SimTime::ZERO).0,
+        link.reverse.delay.at(SimTime::ZERO).0,
+    )
 }
 
 #[test]
@@ -436,7 +442,8 @@ fn a_dumbbell_takes_each_sides_access_settings_apart() {
     assert!(s
         .links
         .iter()
-        .all(|l| l.name == "bottleneck" || l.forward.rate == BitsPerSec(100_000_000)));
+        .all(|l| l.name == "bottleneck"
+            || l.forward.rate.constant() == Some(BitsPerSec(100_000_000))));
     // Each side alone, without `access`.
     let s = dumbbell(
         "sender_access = { rate = \"1Gbps\" }\nreceiver_access = { rate = \"100Mbps\", delay = \"2ms\" }\n\
@@ -444,12 +451,12 @@ fn a_dumbbell_takes_each_sides_access_settings_apart() {
     )
     .unwrap();
     assert_eq!(
-        (s.links[0].forward.rate, delays(&s.links[0])),
-        (BitsPerSec(1_000_000_000), (0, 0))
+        (s.links[0].forward.rate.constant(), delays(&s.links[0])),
+        (Some(BitsPerSec(1_000_000_000)), (0, 0))
     );
     assert_eq!(
-        (s.links[4].forward.rate, delays(&s.links[4])),
-        (BitsPerSec(100_000_000), (2_000_000, 2_000_000))
+        (s.links[4].forward.rate.constant(), delays(&s.links[4])),
+        (Some(BitsPerSec(100_000_000)), (2_000_000, 2_000_000))
     );
     let e = dumbbell("sender_access = { rate = \"1Gbps\" }\nbottleneck = { rate = \"10Mbps\" }")
         .unwrap_err();
@@ -485,7 +492,7 @@ fn a_dumbbell_gives_each_pair_its_base_rtt() {
         let path = [&s.links[i], &s.links[3], &s.links[4 + i]];
         let total: u64 = path
             .iter()
-            .map(|l| l.forward.delay.0 + l.reverse.delay.0)
+            .map(|l| l.forward.delay.at(SimTime::ZERO).0 + l.reverse.delay.at(SimTime::ZERO).0)
             .sum();
         assert_eq!(total, *rtt);
     }
@@ -827,6 +834,160 @@ fn a_python_variant_must_name_a_module_and_a_class() {
     );
 }
 
+/// BASE with the second link's `rate = "1Mbps"` replaced by `rate` and `extra` keys added to
+/// it.
+fn varying(rate: &str, extra: &str) -> String {
+    BASE.replace(
+        "reverse = { queue = { kind = \"droptail\", limit_bytes = 3000 } }\n",
+        "",
+    )
+    .replace(
+        "rate = \"1Mbps\"\ndelay = \"49ms\"",
+        &format!("rate = {rate}\ndelay = \"49ms\"\n{extra}"),
+    )
+}
+
+fn trace_path(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("renolab-scenario-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn schedules_outages_and_traces_parse_and_round_trip() {
+    let path = trace_path("ok.up", "1\n1\n3\n4\n");
+    let text = varying(
+        &format!("{{ trace = {path:?} }}"),
+        r#"outages = [["12s", "12.2s"], ["27s", "27.05s"]]
+reverse = { rate = { schedule = [["0s", "50Mbps"], ["10s", "5Mbps"]] }, delay = { schedule = [["0s", "20ms"], ["15s", "35ms"]] }, loss = { schedule = [["0s", { kind = "uniform", p = 0.0 }], ["15s", { kind = "gilbert_elliott", p_gb = 0.01, p_bg = 0.5 }]] } }"#,
+    );
+    let s = Scenario::from_toml_str(&text).unwrap();
+    let link = &s.links[1];
+    let RateSpec::Trace(t) = &link.forward.rate else {
+        panic!("a trace")
+    };
+    assert_eq!(
+        (t.path.as_str(), t.trace.len(), t.trace.period_ms()),
+        (path.as_str(), 4, 4)
+    );
+    // 4 opportunities of 1500 bytes in 4 ms: 12 Mb/s.
+    assert_eq!(link.forward.rate.nominal(), BitsPerSec(12_000_000));
+    assert_eq!(link.outages.spans().len(), 2);
+    let rates = match &link.reverse.rate {
+        RateSpec::Schedule(r) => r.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        *rates.at(crate::time::SimTime(10_000_000_000)),
+        BitsPerSec(5_000_000)
+    );
+    assert!(matches!(link.reverse.losses[0].kind, LossKind::Schedule(_)));
+    let json = s.to_json();
+    assert_eq!(json["link"][1]["rate"]["trace"], path.as_str());
+    assert_eq!(json["link"][1]["outages"][1][1], "27050ms");
+    assert_eq!(json["link"][1]["reverse"]["delay"]["schedule"][1][0], "15s");
+    assert_eq!(Scenario::from_value(&json).unwrap(), s);
+    // A fixed link's resolved form is as it always was.
+    assert_eq!(json["link"][0]["rate"], "100Mbps");
+    assert!(json["link"][0].get("outages").is_none());
+}
+
+#[test]
+fn bad_schedules_and_outages_name_the_step() {
+    let rate = |r: &str| err(&varying(r, ""));
+    assert_eq!(
+        rate(r#"{ schedule = [["1s", "5Mbps"]] }"#),
+        "link[1].rate.schedule[0]: the first step is at 1s; it must be at \"0s\" (the value from the start)"
+    );
+    assert_eq!(
+        rate(r#"{ schedule = [["0s", "5Mbps"], ["2s", "1Mbps"], ["2s", "2Mbps"]] }"#),
+        "link[1].rate.schedule[2]: 2s is not after the step before (2s); steps must be in increasing time"
+    );
+    assert_eq!(
+        rate(r#"{ schedule = [["0s", "5 Mbits"]] }"#),
+        "link[1].rate.schedule[0][1]: \"5 Mbits\" is not a rate; use e.g. \"10Mbps\" (bits/s: bps, kbps, Mbps, Gbps, or Mbit, Mbit/s, Mb/s; bytes/s: Bps, KBps, MBps, GBps, or MB/s)"
+    );
+    assert_eq!(
+        rate(r#"{ schedule = [] }"#),
+        "link[1].rate.schedule: is empty; give at least the value from the start, [\"0s\", ...]"
+    );
+    assert!(rate(r#"{ schedule = ["0s", "5Mbps"] }"#)
+        .starts_with("link[1].rate.schedule[0]: expected a [time, value] step"));
+    assert!(rate(r#"{ speed = "1Mbps" }"#).starts_with("link[1].rate.speed: unknown key"));
+    assert!(rate(r#"{ }"#).starts_with("link[1].rate: give either `schedule"));
+    let extra = |e: &str| err(&varying("\"1Mbps\"", e));
+    assert_eq!(
+        extra(r#"outages = [["2s", "1s"]]"#),
+        "link[1].outages[0]: ends at 1s, not after its start 2s"
+    );
+    assert_eq!(
+        extra(r#"outages = [["1s", "2s"], ["2s", "3s"]]"#),
+        "link[1].outages[1]: starts at 2s, before the outage above ends (2s); list outages in order, apart (join touching ones)"
+    );
+    assert_eq!(
+        extra(r#"reverse = { delay = { schedule = [["0s", 5]] } }"#),
+        "link[1].reverse.delay.schedule[0][1]: expected a duration with a unit such as \"10ms\", got 5"
+    );
+    assert_eq!(
+        extra(r#"loss = { schedule = [["0s", { schedule = [] }]] }"#),
+        "link[1].loss.schedule[0][1].schedule: a scheduled loss model's steps are loss models, not schedules"
+    );
+    assert!(
+        extra(r#"loss = { schedule = [["0s", { kind = "uniform", p = 2 }]] }"#)
+            .starts_with("link[1].loss.schedule[0][1].p: 2 is out of range")
+    );
+    assert!(
+        extra(r#"reverse = { outages = [] }"#).starts_with("link[1].reverse.outages: unknown key")
+    );
+}
+
+#[test]
+fn a_bad_trace_gets_one_line_naming_the_file_and_the_line() {
+    let trace = |name: &str, text: &str| {
+        let path = trace_path(name, text);
+        let message = err(&varying(&format!("{{ trace = {path:?} }}"), ""));
+        message.replace(&path, "FILE")
+    };
+    assert_eq!(
+        trace("empty", ""),
+        "link[1].rate.trace: FILE: has no timestamps; a mahimahi trace has one millisecond timestamp per line"
+    );
+    assert_eq!(
+        trace("letters", "1\n2\n3x\n"),
+        "link[1].rate.trace: FILE: line 3: the line is not a whole number of milliseconds"
+    );
+    assert_eq!(
+        trace("fraction", "1\n2.5\n"),
+        "link[1].rate.trace: FILE: line 2: \"2.5\" is not a whole number of milliseconds"
+    );
+    assert_eq!(
+        trace("decreasing", "1\n5\n4\n"),
+        "link[1].rate.trace: FILE: line 3: 4 is before the line above (5); timestamps must not decrease"
+    );
+    assert_eq!(
+        trace("zero", "0\n0\n"),
+        "link[1].rate.trace: FILE: line 2: the last timestamp is 0: a trace must last more than 0 ms (its last timestamp is its period)"
+    );
+    assert_eq!(
+        trace("blank", "1\n\n2\n"),
+        "link[1].rate.trace: FILE: line 2: is empty; each line is one timestamp in milliseconds"
+    );
+    let missing = err(&varying("{ trace = \"/no/such/trace.up\" }", ""));
+    assert_eq!(
+        missing,
+        "link[1].rate.trace: /no/such/trace.up: cannot be read: no such file"
+    );
+    let dir = std::env::temp_dir().to_string_lossy().into_owned();
+    let folder = err(&varying(&format!("{{ trace = {dir:?} }}"), ""));
+    assert!(
+        folder.ends_with("is not a regular file; a trace is a text file of millisecond timestamps"),
+        "{folder}"
+    );
+    assert!(err(&varying("{ trace = 5 }", "")).starts_with("link[1].rate.trace: expected a string"));
+}
+
 #[test]
 fn options_ecn_takes_classic_or_accecn_and_accecn_needs_the_linux_profile() {
     let flow = |profile: &str, ecn: &str| {
@@ -857,7 +1018,32 @@ options = {{ ecn = {ecn} }}
     let tcp = s.flows[0].tcp().unwrap();
     assert!(tcp.sender.ecn && !tcp.sender.accecn);
     let e = Scenario::from_toml_str(&flow("rfc", "\"accecn\"")).unwrap_err();
-    assert!(e.to_string().contains("flow[0].options.ecn") && e.to_string().contains("linux"), "{e}");
+    assert!(
+        e.to_string().contains("flow[0].options.ecn") && e.to_string().contains("linux"),
+        "{e}"
+    );
     let e = Scenario::from_toml_str(&flow("linux", "\"l4s\"")).unwrap_err();
     assert!(e.to_string().contains("\"classic\" or \"accecn\""), "{e}");
+}
+
+#[test]
+fn a_dumbbell_with_a_scheduled_bottleneck_counts_its_first_step() {
+    // The pairs' RTTs and the BDP limits read a scheduled rate or delay at its first step.
+    let s = dumbbell(
+        "access = { rate = \"100Mbps\", delay = \"1ms\" }\nrtt = \"40ms\"\n\
+         bottleneck = { rate = { schedule = [[\"0s\", \"10Mbps\"], [\"1s\", \"5Mbps\"]] }, \
+         delay = { schedule = [[\"0s\", \"5ms\"], [\"1s\", \"20ms\"]] }, \
+         queue = { kind = \"droptail\", limit_bytes = \"1bdp\" } }",
+    )
+    .unwrap();
+    // Bottleneck 2 x 5 ms and receiver side 2 x 1 ms: the sender side makes up the rest.
+    assert_eq!(delays(&s.links[0]), (14_000_000, 14_000_000));
+    let bottleneck = s.links.iter().find(|l| l.name == "bottleneck").unwrap();
+    assert!(matches!(
+        bottleneck.forward.queue,
+        QueueSpec::DropTail {
+            limit: crate::queue::QueueLimit::Bytes(50_000),
+            ..
+        }
+    ));
 }

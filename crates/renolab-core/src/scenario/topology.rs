@@ -123,10 +123,25 @@ fn side<'a>(t: &Table<'a>, key: &str) -> Result<(Map<String, Value>, String)> {
     Ok((merged, origin))
 }
 
+/// A scheduled value (`{ schedule = [["0s", v], ...] }`) stands for its first step's value
+/// `v`, the value from the start (its steps are checked when the link is read); any other
+/// value for itself.
+fn first_step(v: Option<&Value>) -> Option<&Value> {
+    match v {
+        Some(Value::Object(m)) => m
+            .get("schedule")
+            .and_then(|s| s.get(0))
+            .and_then(|step| step.get(1))
+            .filter(|d| d.is_string())
+            .or(v),
+        _ => v,
+    }
+}
+
 /// The propagation delays of both directions of a link with `settings`, ns (`reverse.delay`
 /// defaults to `delay`, which defaults to 0), read where errors are reported at `origin`.
 fn delays(settings: &Map<String, Value>, origin: &str) -> Result<(u64, u64)> {
-    let read = |v: Option<&Value>, path: String| match v {
+    let read = |v: Option<&Value>, path: String| match first_step(v) {
         None => Ok(None),
         Some(Value::String(s)) => units::parse_duration_ns(s)
             .map(Some)
@@ -327,7 +342,7 @@ fn dumbbell(t: &Table<'_>, links: &mut Vec<Value>, origins: &mut Vec<String>) ->
     let rate = bottleneck.get("rate").cloned();
     let mut bdp_bits = || -> Result<f64> {
         let path = format!("{bottleneck_origin}.rate");
-        match &rate {
+        match first_step(rate.as_ref()) {
             Some(Value::String(s)) => units::parse_rate(s)
                 .map(|r| r.0 as f64 * mean_rtt_s)
                 .map_err(|m| ScenarioError::new(path, m)),

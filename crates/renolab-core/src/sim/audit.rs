@@ -29,8 +29,10 @@ impl<T: Tracer> Simulation<T> {
     /// window bounds, and in-order delivery, by scanning every queue and wire.
     pub fn audit(&self) -> Result<(), InvariantViolation> {
         let network = &self.network;
-        let mut data_in_network = vec![0u64; self.flows.len()];
-        let mut acks_in_network = vec![0u64; self.flows.len()];
+        // By flow id (a workload's flows are numbered past the slots).
+        let ids = network.flow_counters().len();
+        let mut data_in_network = vec![0u64; ids];
+        let mut acks_in_network = vec![0u64; ids];
         let mut count = |id| {
             let packet = network.packet(id);
             if packet.kind.is_forward() {
@@ -58,7 +60,10 @@ impl<T: Tracer> Simulation<T> {
             )));
         }
         let counters = network.flow_counters();
-        for (i, flow) in self.flows.iter().enumerate() {
+        let fixed = self.workloads.fixed as usize;
+        let live = (0..fixed).chain(self.workloads.live().map(|(_, slot)| slot));
+        for flow in live.map(|slot| &self.flows[slot]) {
+            let i = flow.id as usize;
             let counted = &counters[i];
             if counted.data_sent != counted.data_arrived + counted.data_dropped + data_in_network[i]
             {

@@ -15,7 +15,7 @@ use crate::scenario::Variant;
 use crate::tcp::cc::CcState;
 use crate::tcp::sender::SegmentKind;
 use crate::tcp::{TcpReceiver, TcpSender, Window};
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use crate::trace::{SeqEvent, Tracer};
 
 /// A TCP connection's two endpoints and their timers.
@@ -49,8 +49,13 @@ pub(crate) enum Endpoints {
 }
 
 /// A flow: its endpoints and timing (its packet counters are the network's).
+///
+/// A flow has an id, the `flow` of its packets and traces, and a slot in the simulation's
+/// table, where its timer events find it; they are the same number for a scenario's
+/// `[[flow]]` flows, not for a workload's, whose slots are reused (`super::workload`).
 #[derive(Debug)]
 pub(crate) struct Flow {
+    pub(super) id: u32,
     pub(super) name: String,
     pub(super) src: u32,
     pub(super) dst: u32,
@@ -66,6 +71,8 @@ pub(crate) struct Flow {
     pub(super) traced: Option<(Window, Window, Window)>,
     /// Last controller state reported to the tracer.
     pub(super) traced_cc: CcState,
+    /// Completion time alone on the path (a finite TCP transfer over links).
+    pub(super) ideal_fct: Option<SimDuration>,
 }
 
 impl<T: Tracer> Driver for Simulation<T> {
@@ -81,7 +88,12 @@ impl<T: Tracer> Driver for Simulation<T> {
     /// Gives `packet`, which reached its destination, to its flow's endpoint there.
     fn deliver(&mut self, now: SimTime, packet: Packet, _id: PacketId) {
         let flow = packet.flow;
-        let state = &mut self.flows[flow as usize];
+        // A retired flow has no packet left in the network (`super::workload`).
+        let Some(slot) = self.workloads.slot(flow) else {
+            debug_assert!(false, "packet {packet:?} of a retired flow");
+            return;
+        };
+        let state = &mut self.flows[slot];
         if matches!(packet.kind, PacketKind::Data | PacketKind::Datagram) {
             state.delays.record((now - packet.sent_at).as_nanos());
             if T::ENABLED {
@@ -95,8 +107,11 @@ impl<T: Tracer> Driver for Simulation<T> {
                 if !state.finished && tcp.receiver.stats().finished_at.is_some() {
                     state.finished = true;
                     self.unfinished -= 1;
+                    if self.workloads.is_workload_flow(flow) {
+                        self.workloads.draining.push(flow);
+                    }
                 }
-                self.after_receiver(now, flow);
+                self.after_receiver(now, slot);
             }
             (Endpoints::Tcp(tcp), PacketKind::Ack) => {
                 tcp.sender
@@ -112,15 +127,18 @@ impl<T: Tracer> Driver for Simulation<T> {
                         self.tracer.rtt_sample(now, flow, rtt, srtt, rto);
                     }
                 }
-                self.after_sender(now, flow);
+                self.after_sender(now, slot);
+                if self.workloads.is_workload_flow(flow) && self.flows[slot].finished {
+                    self.try_retire(now, slot);
+                }
             }
             (Endpoints::Tcp(tcp), PacketKind::Syn) => {
                 tcp.receiver.on_syn_ecn(now, packet.ecn);
-                self.after_receiver(now, flow);
+                self.after_receiver(now, slot);
             }
             (Endpoints::Tcp(tcp), PacketKind::SynAck) => {
                 tcp.sender.on_syn_ack_ecn(now, packet.ecn);
-                self.after_sender(now, flow);
+                self.after_sender(now, slot);
             }
             (Endpoints::Cbr { sink, .. }, PacketKind::Datagram) => sink.on_packet(packet.size),
             _ => debug_assert!(
@@ -132,36 +150,38 @@ impl<T: Tracer> Driver for Simulation<T> {
 }
 
 impl<T: Tracer> Simulation<T> {
-    /// `flow`'s application starts.
-    pub(super) fn on_flow_start(&mut self, now: SimTime, flow: u32) {
-        let state = &mut self.flows[flow as usize];
+    /// The application of the flow in `slot` starts.
+    pub(super) fn on_flow_start(&mut self, now: SimTime, slot: usize) {
+        let state = &mut self.flows[slot];
         let stop = state.stop;
         match &mut state.endpoints {
             Endpoints::Tcp(tcp) => {
                 tcp.sender.start(now);
-                self.after_sender(now, flow);
+                self.after_sender(now, slot);
             }
             Endpoints::Cbr { source, .. } => {
                 source.start(now, stop);
-                self.on_cbr_send(now, flow);
+                self.on_cbr_send(now, slot);
             }
         }
     }
 
-    /// `flow`'s application stops offering data.
-    pub(super) fn on_flow_stop(&mut self, now: SimTime, flow: u32) {
-        match &mut self.flows[flow as usize].endpoints {
+    /// The application of the flow in `slot` stops offering data.
+    pub(super) fn on_flow_stop(&mut self, now: SimTime, slot: usize) {
+        match &mut self.flows[slot].endpoints {
             Endpoints::Tcp(tcp) => {
                 tcp.sender.stop_offering();
-                self.after_sender(now, flow);
+                self.after_sender(now, slot);
             }
             Endpoints::Cbr { source, .. } => source.stop(),
         }
     }
 
-    /// `flow`'s constant-bit-rate source may have a packet due.
-    pub(super) fn on_cbr_send(&mut self, now: SimTime, flow: u32) {
-        let state = &mut self.flows[flow as usize];
+    /// The constant-bit-rate source of the flow in `slot` (a scenario's flow: its slot is
+    /// its id) may have a packet due.
+    pub(super) fn on_cbr_send(&mut self, now: SimTime, slot: usize) {
+        let state = &mut self.flows[slot];
+        let flow = state.id;
         let Endpoints::Cbr { source, .. } = &mut state.endpoints else {
             return;
         };
@@ -178,11 +198,12 @@ impl<T: Tracer> Simulation<T> {
         Network::inject(self, now, src, packet);
     }
 
-    /// Sends what the TCP sender of `flow` wants to send, re-arms its timer, traces its
-    /// window.
-    fn after_sender(&mut self, now: SimTime, flow: u32) {
+    /// Sends what the TCP sender of the flow in `slot` wants to send, re-arms its timer,
+    /// traces its window.
+    fn after_sender(&mut self, now: SimTime, slot: usize) {
+        let flow = self.flows[slot].id;
         loop {
-            let state = &mut self.flows[flow as usize];
+            let state = &mut self.flows[slot];
             let Endpoints::Tcp(tcp) = &mut state.endpoints else {
                 return;
             };
@@ -215,15 +236,16 @@ impl<T: Tracer> Simulation<T> {
             let src = state.src;
             Network::inject(self, now, src, packet);
         }
-        let state = &mut self.flows[flow as usize];
+        let state = &mut self.flows[slot];
         let Endpoints::Tcp(tcp) = &mut state.endpoints else {
             return;
         };
+        let timer = Event::SenderTimer { flow: slot as u32 };
         if let Some(at) = tcp.sender_timer.arm(tcp.sender.poll_timer()) {
-            self.sched.schedule(at, Event::SenderTimer { flow });
+            self.sched.schedule(at, timer);
         }
         if let Some(at) = tcp.release_timer.arm(tcp.sender.poll_release()) {
-            self.sched.schedule(at, Event::SenderTimer { flow });
+            self.sched.schedule(at, timer);
         }
         if T::ENABLED {
             let window = (
@@ -245,11 +267,12 @@ impl<T: Tracer> Simulation<T> {
         }
     }
 
-    /// Sends the ACKs the TCP receiver of `flow` wants to send (one, or two when a held or DCTCP ACK goes first)
-    /// and re-arms its timer.
-    fn after_receiver(&mut self, now: SimTime, flow: u32) {
+    /// Sends the ACKs the TCP receiver of the flow in `slot` wants to send (one, or two
+    /// when a held or DCTCP ACK goes first) and re-arms its timer.
+    fn after_receiver(&mut self, now: SimTime, slot: usize) {
+        let flow = self.flows[slot].id;
         loop {
-            let state = &mut self.flows[flow as usize];
+            let state = &mut self.flows[slot];
             let Endpoints::Tcp(tcp) = &mut state.endpoints else {
                 return;
             };
@@ -274,17 +297,18 @@ impl<T: Tracer> Simulation<T> {
             let receiver_node = state.dst;
             Network::inject(self, now, receiver_node, packet);
         }
-        let Endpoints::Tcp(tcp) = &mut self.flows[flow as usize].endpoints else {
+        let Endpoints::Tcp(tcp) = &mut self.flows[slot].endpoints else {
             return;
         };
         if let Some(at) = tcp.receiver_timer.arm(tcp.receiver.poll_timeout()) {
-            self.sched.schedule(at, Event::ReceiverTimer { flow });
+            let timer = Event::ReceiverTimer { flow: slot as u32 };
+            self.sched.schedule(at, timer);
         }
     }
 
-    /// The timer of `flow`'s sender (RTO) may be due.
-    pub(super) fn on_sender_timer(&mut self, now: SimTime, flow: u32) {
-        let Endpoints::Tcp(tcp) = &mut self.flows[flow as usize].endpoints else {
+    /// The timer of the sender (RTO) of the flow in `slot` may be due.
+    pub(super) fn on_sender_timer(&mut self, now: SimTime, slot: usize) {
+        let Endpoints::Tcp(tcp) = &mut self.flows[slot].endpoints else {
             return;
         };
         if !(tcp.sender_timer.fire(now) || tcp.release_timer.fire(now)) {
@@ -293,12 +317,12 @@ impl<T: Tracer> Simulation<T> {
         if matches!(tcp.sender.poll_timeout(), Some(due) if due <= now) {
             tcp.sender.on_timeout(now);
         }
-        self.after_sender(now, flow);
+        self.after_sender(now, slot);
     }
 
-    /// The timer of `flow`'s receiver (delayed ACK) may be due.
-    pub(super) fn on_receiver_timer(&mut self, now: SimTime, flow: u32) {
-        let Endpoints::Tcp(tcp) = &mut self.flows[flow as usize].endpoints else {
+    /// The timer of the receiver (delayed ACK) of the flow in `slot` may be due.
+    pub(super) fn on_receiver_timer(&mut self, now: SimTime, slot: usize) {
+        let Endpoints::Tcp(tcp) = &mut self.flows[slot].endpoints else {
             return;
         };
         if !tcp.receiver_timer.fire(now) {
@@ -307,6 +331,6 @@ impl<T: Tracer> Simulation<T> {
         if matches!(tcp.receiver.poll_timeout(), Some(due) if due <= now) {
             tcp.receiver.on_timeout(now);
         }
-        self.after_receiver(now, flow);
+        self.after_receiver(now, slot);
     }
 }

@@ -20,6 +20,7 @@ mod endpoints;
 pub mod network;
 mod results;
 mod run;
+mod workload;
 
 pub use audit::InvariantViolation;
 pub use build::link_dirs;
@@ -42,8 +43,10 @@ pub struct Simulation<T: Tracer> {
     sched: Scheduler,
     network: Network,
     flows: Vec<Flow>,
-    /// Finite flows not finished yet.
+    /// Finite flows not finished yet, and workloads still creating flows.
     unfinished: usize,
+    /// The workloads, and the slots of their flows.
+    workloads: workload::Workloads,
     node_names: Vec<String>,
     seed: u64,
     stop_at: SimTime,
@@ -72,11 +75,16 @@ impl<T: Tracer> Simulation<T> {
         if T::ENABLED {
             network.trace_media();
         }
-        let flows: Vec<Flow> = scenario
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(index, spec)| build::flow(scenario.seed, index as u32, spec, controllers))
+        let (mut workloads, first_arrivals) = workload::Workloads::new(scenario);
+        let flows: Vec<Flow> = (scenario.flows.iter().enumerate())
+            .map(|(index, spec)| {
+                let mut flow = build::flow(scenario.seed, index as u32, spec, controllers);
+                if let Some(tcp) = spec.tcp() {
+                    let routes = network.routes();
+                    flow.ideal_fct = workloads.paths.ideal_fct(routes, spec.src, spec.dst, tcp);
+                }
+                flow
+            })
             .collect();
         let mut sched = Scheduler::new();
         for (index, flow) in flows.iter().enumerate() {
@@ -86,14 +94,21 @@ impl<T: Tracer> Simulation<T> {
                 sched.schedule(stop, Event::FlowStop { flow: index });
             }
         }
+        let mut unfinished = scenario.flows.iter().filter(|f| f.is_finite()).count();
+        for (w, first) in first_arrivals.into_iter().enumerate() {
+            if let Some(at) = first {
+                sched.schedule(at, Event::WorkloadArrival { workload: w as u32 });
+                unfinished += 1;
+            }
+        }
         let stop_at = SimTime::ZERO + scenario.duration.unwrap_or(scenario.time_limit);
         sched.schedule(stop_at, Event::Stop);
-        let unfinished = scenario.flows.iter().filter(|f| f.is_finite()).count();
         Simulation {
             sched,
             network,
             flows,
             unfinished,
+            workloads,
             node_names: scenario.nodes.clone(),
             seed: scenario.seed,
             stop_at,

@@ -228,6 +228,24 @@ impl Network {
         &self.counters
     }
 
+    /// Counts the packets of one more flow, numbered after the others; returns its number.
+    pub fn add_flow(&mut self) -> u32 {
+        self.counters.push(FlowCounters::default());
+        (self.counters.len() - 1) as u32
+    }
+
+    /// True when every packet flow `flow` sent has arrived or been dropped.
+    pub fn flow_drained(&self, flow: u32) -> bool {
+        let c = &self.counters[flow as usize];
+        c.data_sent == c.data_arrived + c.data_dropped
+            && c.acks_sent == c.acks_arrived + c.acks_dropped
+    }
+
+    /// The routes between the nodes.
+    pub fn routes(&self) -> &Routes {
+        &self.routes
+    }
+
     /// The packet behind `id` (a handle found in a queue or a pipe).
     pub fn packet(&self, id: PacketId) -> &Packet {
         self.pool.get(id)
@@ -271,7 +289,7 @@ impl Network {
         let (network, _, _) = driver.parts();
         let dropped = &mut network.queue_drops;
         let link = &mut network.dirs[dir as usize];
-        link.tx_end_pending = false;
+        link.set_tx_end_pending(false);
         link.occupancy.advance(now, link.queue.len());
         let next = link
             .queue
@@ -320,12 +338,19 @@ impl Network {
             let event = Event::Arrive { dir };
             sched.schedule_reserved(next.arrival, next.seq, event);
         }
-        if !link.losses.is_empty() {
+        if link.judges_arrivals() {
+            // The link went down while the packet was on it (the direction set its arrival
+            // to the outage's start).
+            if link.down_at(now) {
+                link.stats.outage_drops += 1;
+                Network::drop_packet(driver, now, id, Some((dir, DropCause::Outage)));
+                return;
+            }
             let packet = *network.pool.get(id);
             if let Some(cause) = link
                 .losses
                 .iter_mut()
-                .find_map(|model| model.judge(&packet))
+                .find_map(|model| model.judge(now, &packet))
             {
                 link.stats.count_loss(cause);
                 Network::drop_packet(driver, now, id, Some((dir, cause.into())));
@@ -383,8 +408,8 @@ impl Network {
             tracer.hop(now, dir, HopEvent::Enqueue, &packet, id.0);
         }
         let link = &mut network.dirs[dir as usize];
-        if !transmitting && !link.tx_end_pending && link.queue.may_bypass_when_idle(size) {
-            // Fast path: an idle wire and a queue with nothing to decide.
+        if !transmitting && link.may_start_at_once() && link.queue.may_bypass_when_idle(size) {
+            // Fast path: an idle wire, fixed, and a queue with nothing to decide.
             Network::transmit(driver, now, dir, id, size);
             return;
         }
@@ -399,19 +424,25 @@ impl Network {
         if offered == Ok(Admit::Marked) {
             Network::mark_ce(driver, now, dir, id);
         }
-        let (network, _, _) = driver.parts();
+        let (network, sched, _) = driver.parts();
         let link = &mut network.dirs[dir as usize];
         match offered {
             // Idle wire and no transmission end pending, so the queue was empty: start now,
-            // as if a transmission had just ended (RED has seen the arrival).
-            Ok(_) if !transmitting && !link.tx_end_pending => {
-                Network::drop_queued(driver, now, dir);
-                Network::on_tx_end(driver, now, dir);
-                return;
+            // as if a transmission had just ended (RED has seen the arrival), unless a
+            // varying direction must wait (the link is down, or a trace's next delivery
+            // opportunity is later).
+            Ok(_) if !transmitting && !link.tx_end_pending() => {
+                if !(link.varies() && link.hold(now, || sched.reserve())) {
+                    Network::drop_queued(driver, now, dir);
+                    Network::on_tx_end(driver, now, dir);
+                    return;
+                }
+                link.stats.max_queue = link.stats.max_queue.max(link.queue.len() as u64);
+                Network::schedule_tx_end(driver, dir);
             }
             Ok(_) => {
                 link.stats.max_queue = link.stats.max_queue.max(link.queue.len() as u64);
-                if !link.tx_end_pending {
+                if !link.tx_end_pending() {
                     Network::schedule_tx_end(driver, dir);
                 }
             }
@@ -503,7 +534,7 @@ impl Network {
     fn schedule_tx_end<D: Driver>(driver: &mut D, dir: u32) {
         let (network, sched, _) = driver.parts();
         let link = &mut network.dirs[dir as usize];
-        link.tx_end_pending = true;
+        link.set_tx_end_pending(true);
         let (at, seq) = (link.busy_until, link.tx_end_seq);
         sched.schedule_reserved(at, seq, Event::TxEnd { dir });
     }

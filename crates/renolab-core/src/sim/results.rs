@@ -2,11 +2,11 @@
 //! shared medium, and a summary.
 
 use super::delay::DelayStats;
-use super::{Endpoints, FlowCounters, Simulation};
+use super::{Endpoints, Flow, FlowCounters, Simulation};
 use crate::app::{CbrSink, CbrSource};
 use crate::histogram::LogHistogram;
 use crate::net::LinkDir;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use crate::trace::{layout, record_bytes, FinishedTrace, TraceData, TraceFailure, Tracer};
 
 /// Why the event loop ended.
@@ -94,6 +94,12 @@ pub struct FlowResult {
     /// hops of its path, seconds; `None` when the path crosses a shared medium, whose
     /// stations' queues are not counted.
     pub mean_queue_delay_s: Option<f64>,
+    /// When the flow's application started (a workload's flow: when it arrived).
+    pub start: SimTime,
+    /// Payload bytes of a finite transfer (`None`: unlimited, or CBR).
+    pub size_bytes: Option<u64>,
+    /// The completion time the transfer would have alone on its path (docs/workloads.md).
+    pub ideal_fct: Option<SimDuration>,
 }
 
 impl FlowResult {
@@ -138,6 +144,9 @@ impl FlowResult {
             rtt_p50_s: None,
             rtt_p99_s: None,
             mean_queue_delay_s: per_arrival(counted.queue_wait_sum_ns),
+            start: SimTime::ZERO,
+            size_bytes: None,
+            ideal_fct: None,
         }
     }
 
@@ -146,6 +155,23 @@ impl FlowResult {
         self.mean_rtt_s = rtts.mean_s();
         self.rtt_p50_s = rtts.quantile_s(0.5);
         self.rtt_p99_s = rtts.quantile_s(0.99);
+    }
+
+    /// Flow completion time: from the application's start to the last byte delivered,
+    /// seconds.
+    pub fn fct_s(&self) -> Option<f64> {
+        Some(self.finish?.saturating_since(self.start).as_secs_f64())
+    }
+
+    /// The ideal completion time, seconds.
+    pub fn ideal_fct_s(&self) -> Option<f64> {
+        self.ideal_fct.map(SimDuration::as_secs_f64)
+    }
+
+    /// Completion time over the ideal one (at least 1 for a flow that ran alone).
+    pub fn slowdown(&self) -> Option<f64> {
+        let ideal = self.ideal_fct_s().filter(|&i| i > 0.0)?;
+        Some(self.fct_s()? / ideal)
     }
 
     /// Sets the figures of a constant-bit-rate flow that started at `start`.
@@ -276,6 +302,9 @@ pub struct RunSummary {
     pub packets_delivered: u64,
     /// Most packets alive at once.
     pub peak_packets: u64,
+    /// Most flows alive at once (a workload's finished flows are retired: their rows are
+    /// all that is left of them).
+    pub peak_flows: u64,
 }
 
 /// Everything a run produces.
@@ -463,52 +492,90 @@ impl RunOutput {
     }
 }
 
-/// The results of `sim`, stopped for `stop_reason` after `wall_s` seconds of wall-clock time.
+/// The row of `flow`, whose packets the network counted as `counted`, at `end`.
+pub(super) fn flow_row(
+    flow: &Flow,
+    counted: &FlowCounters,
+    node_names: &[String],
+    crosses_medium: bool,
+    end: SimTime,
+) -> FlowResult {
+    let mut row = FlowResult::counted(
+        flow.name.clone(),
+        node_names[flow.src as usize].clone(),
+        node_names[flow.dst as usize].clone(),
+        counted,
+        &flow.delays,
+        end,
+    );
+    row.start = flow.start;
+    row.ideal_fct = flow.ideal_fct;
+    match &flow.endpoints {
+        Endpoints::Tcp(tcp) => {
+            let sender = tcp.sender.stats();
+            let receiver = tcp.receiver.stats();
+            row.variant = tcp.variant.name();
+            row.bytes_delivered = receiver.bytes_delivered;
+            row.first_send = sender.first_send;
+            row.finish = receiver.finished_at;
+            row.segments_sent = sender.segments_sent;
+            row.segments_delivered = tcp.receiver.rcv_nxt() as u64;
+            row.retransmits = sender.retransmits;
+            row.timeouts = sender.timeouts;
+            row.fast_retransmits = sender.fast_retransmits;
+            row.ecn_marks = receiver.ce_received;
+            row.cwnd_reductions = sender.cwnd_reductions;
+            row.size_bytes = tcp.sender.transfer().bytes;
+            row.set_rtts(&flow.rtts);
+        }
+        Endpoints::Cbr { source, sink } => row.set_cbr(source, sink, flow.start),
+    }
+    if crosses_medium {
+        // A station's queue is not a link's: its waits are not counted.
+        row.mean_queue_delay_s = None;
+    }
+    row
+}
+
+/// The results of `sim`, stopped for `stop_reason` after `wall_s` seconds of wall-clock time;
+/// `retired` are the rows of the workloads' retired flows (taken from `sim`: a run of many
+/// flows holds them once).
 pub(super) fn collect<T: Tracer>(
     sim: &Simulation<T>,
+    mut retired: Vec<(u32, FlowResult)>,
     stop_reason: StopReason,
     wall_s: f64,
 ) -> RunOutput {
     let end = sim.sched.now().min(sim.stop_at);
-    let flows: Vec<FlowResult> = sim
-        .flows
-        .iter()
-        .zip(sim.network.flow_counters())
-        .map(|(flow, counted)| {
-            let mut row = FlowResult::counted(
-                flow.name.clone(),
-                sim.node_names[flow.src as usize].clone(),
-                sim.node_names[flow.dst as usize].clone(),
-                counted,
-                &flow.delays,
-                end,
-            );
-            match &flow.endpoints {
-                Endpoints::Tcp(tcp) => {
-                    let sender = tcp.sender.stats();
-                    let receiver = tcp.receiver.stats();
-                    row.variant = tcp.variant.name();
-                    row.bytes_delivered = receiver.bytes_delivered;
-                    row.first_send = sender.first_send;
-                    row.finish = receiver.finished_at;
-                    row.segments_sent = sender.segments_sent;
-                    row.segments_delivered = tcp.receiver.rcv_nxt() as u64;
-                    row.retransmits = sender.retransmits;
-                    row.timeouts = sender.timeouts;
-                    row.fast_retransmits = sender.fast_retransmits;
-                    row.ecn_marks = receiver.ce_received;
-                    row.cwnd_reductions = sender.cwnd_reductions;
-                    row.set_rtts(&flow.rtts);
-                }
-                Endpoints::Cbr { source, sink } => row.set_cbr(source, sink, flow.start),
-            }
-            if sim.network.route_crosses_medium(flow.src, flow.dst) {
-                // A station's queue is not a link's: its waits are not counted.
-                row.mean_queue_delay_s = None;
-            }
-            row
-        })
-        .collect();
+    let counters = sim.network.flow_counters();
+    let fixed = sim.workloads.fixed as usize;
+    // A workload's flows, retired or alive, in the order they arrived, after the scenario's.
+    retired.extend(sim.workloads.live().map(|(id, slot)| {
+        let flow = &sim.flows[slot];
+        let crosses_medium = sim.network.route_crosses_medium(flow.src, flow.dst);
+        let row = flow_row(
+            flow,
+            &counters[id as usize],
+            &sim.node_names,
+            crosses_medium,
+            end,
+        );
+        (id, row)
+    }));
+    retired.sort_unstable_by_key(|(id, _)| *id);
+    // Mapped in place (the same allocation), then the scenario's flows put first.
+    let mut flows: Vec<FlowResult> = retired.into_iter().map(|(_, row)| row).collect();
+    let scenario_flows = (sim.flows[..fixed].iter()).map(|flow| {
+        let crosses_medium = sim.network.route_crosses_medium(flow.src, flow.dst);
+        flow_row(
+            flow,
+            &counters[flow.id as usize],
+            &sim.node_names,
+            crosses_medium,
+            end,
+        )
+    });
+    flows.splice(0..0, scenario_flows);
     let run_ns = end.0.max(1) as f64;
     let links = sim
         .network
@@ -542,6 +609,7 @@ pub(super) fn collect<T: Tracer>(
         core_wall_time_s: wall_s,
         packets_delivered: flows.iter().map(|f| f.segments_delivered).sum(),
         peak_packets: sim.network.peak_packets() as u64,
+        peak_flows: sim.flows.len() as u64,
     };
     RunOutput {
         flows,

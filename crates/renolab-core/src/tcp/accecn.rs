@@ -72,7 +72,9 @@ pub fn handshake_echo(codepoint: Codepoint) -> u8 {
 pub fn server_reply(server: EcnSupport, syn_ace: u8, syn_codepoint: Codepoint) -> (u8, EcnSupport) {
     let asks_ecn = syn_ace & 0b011 == 0b011;
     match server {
-        EcnSupport::AccEcn if syn_ace == 0b111 => (handshake_echo(syn_codepoint), EcnSupport::AccEcn),
+        EcnSupport::AccEcn if syn_ace == 0b111 => {
+            (handshake_echo(syn_codepoint), EcnSupport::AccEcn)
+        }
         // An RFC 3168 answer: ECE alone.
         EcnSupport::AccEcn | EcnSupport::Classic if asks_ecn => (0b001, EcnSupport::Classic),
         _ => (0b000, EcnSupport::Off),
@@ -193,23 +195,49 @@ mod tests {
             (Codepoint::Ect0, 0b100),
             (Codepoint::Ce, 0b110),
         ] {
-            assert_eq!(server_reply(EcnSupport::AccEcn, syn, cp), (ace, EcnSupport::AccEcn));
-            assert_eq!(client_outcome(EcnSupport::AccEcn, ace, true), EcnSupport::AccEcn);
+            assert_eq!(
+                server_reply(EcnSupport::AccEcn, syn, cp),
+                (ace, EcnSupport::AccEcn)
+            );
+            assert_eq!(
+                client_outcome(EcnSupport::AccEcn, ace, true),
+                EcnSupport::AccEcn
+            );
         }
         // A classic server answers ECE alone; the client falls back unless it may not.
         let (reply, mode) = server_reply(EcnSupport::Classic, syn, Codepoint::NotEct);
         assert_eq!((reply, mode), (0b001, EcnSupport::Classic));
-        assert_eq!(client_outcome(EcnSupport::AccEcn, reply, true), EcnSupport::Classic);
-        assert_eq!(client_outcome(EcnSupport::AccEcn, reply, false), EcnSupport::Off, "Prague");
+        assert_eq!(
+            client_outcome(EcnSupport::AccEcn, reply, true),
+            EcnSupport::Classic
+        );
+        assert_eq!(
+            client_outcome(EcnSupport::AccEcn, reply, false),
+            EcnSupport::Off,
+            "Prague"
+        );
         // No ECN at the server: none.
         let (reply, mode) = server_reply(EcnSupport::Off, syn, Codepoint::NotEct);
-        assert_eq!((reply, mode, client_outcome(EcnSupport::AccEcn, reply, true)), (0, EcnSupport::Off, EcnSupport::Off));
+        assert_eq!(
+            (reply, mode, client_outcome(EcnSupport::AccEcn, reply, true)),
+            (0, EcnSupport::Off, EcnSupport::Off)
+        );
         // A classic client and an AccECN server: classic.
-        let (reply, mode) = server_reply(EcnSupport::AccEcn, syn_ace(EcnSupport::Classic), Codepoint::NotEct);
+        let (reply, mode) = server_reply(
+            EcnSupport::AccEcn,
+            syn_ace(EcnSupport::Classic),
+            Codepoint::NotEct,
+        );
         assert_eq!((reply, mode), (0b001, EcnSupport::Classic));
-        assert_eq!(client_outcome(EcnSupport::Classic, reply, true), EcnSupport::Classic);
+        assert_eq!(
+            client_outcome(EcnSupport::Classic, reply, true),
+            EcnSupport::Classic
+        );
         // A classic client never reads an AccECN answer as AccECN.
-        assert_eq!(client_outcome(EcnSupport::Classic, 0b010, true), EcnSupport::Off);
+        assert_eq!(
+            client_outcome(EcnSupport::Classic, 0b010, true),
+            EcnSupport::Off
+        );
     }
 
     #[test]
@@ -220,7 +248,11 @@ mod tests {
         for i in 0..100u32 {
             let ce = i % 3;
             for k in 0..2 {
-                rx.on_packet(if k < ce { Codepoint::Ce } else { Codepoint::Ect1 });
+                rx.on_packet(if k < ce {
+                    Codepoint::Ce
+                } else {
+                    Codepoint::Ect1
+                });
             }
             sent_ce += ce.min(2);
             let ace = rx.ack();
@@ -236,13 +268,21 @@ mod tests {
         let (mut rx, mut tx) = (AceReceiver::default(), AceSender::default());
         // Seven packets, five marked, acknowledged by one surviving ACK (the others lost).
         for k in 0..7 {
-            rx.on_packet(if k < 5 { Codepoint::Ce } else { Codepoint::Ect1 });
+            rx.on_packet(if k < 5 {
+                Codepoint::Ce
+            } else {
+                Codepoint::Ect1
+            });
         }
         assert_eq!(tx.on_ack(rx.ack(), 7), 5, "exact");
         // Twenty packets, three marked: the field cannot say how often it wrapped; the sender
         // assumes the most the twenty allow, ≡ 3 (mod 8): 19.
         for k in 0..20 {
-            rx.on_packet(if k < 3 { Codepoint::Ce } else { Codepoint::Ect1 });
+            rx.on_packet(if k < 3 {
+                Codepoint::Ce
+            } else {
+                Codepoint::Ect1
+            });
         }
         let newly = tx.on_ack(rx.ack(), 20);
         assert_eq!(newly, 19);
@@ -266,7 +306,10 @@ mod tests {
         for _ in 0..4 {
             assert!(!rx.on_packet(Codepoint::Ce));
         }
-        assert!(rx.on_packet(Codepoint::Ce), "the sixth mark since the last ACK");
+        assert!(
+            rx.on_packet(Codepoint::Ce),
+            "the sixth mark since the last ACK"
+        );
         rx.ack();
         assert!(!rx.on_packet(Codepoint::Ce), "counted afresh after the ACK");
         assert!(rx.on_packet(Codepoint::Ect1));

@@ -73,8 +73,9 @@ fn exchange(
     lose: impl Fn(u64) -> bool,
 ) -> (u64, u64) {
     let (mut marks, mut acks_sent, mut known) = (0, 0u64, 0u64);
-    let mut next: Vec<(u32, Ecn)> =
-        std::iter::from_fn(|| s.poll_transmit(ms(1))).map(|t| (t.seq, t.ecn)).collect();
+    let mut next: Vec<(u32, Ecn)> = std::iter::from_fn(|| s.poll_transmit(ms(1)))
+        .map(|t| (t.seq, t.ecn))
+        .collect();
     for round in 1..=rounds {
         let now = ms(round);
         let mut acks = Vec::new();
@@ -107,11 +108,19 @@ fn exchange(
 fn accecn_is_negotiated_on_the_handshake() {
     let (mut s, mut r) = (sender(true, true), receiver(EchoMode::AccEcn, false));
     let (syn, synack) = handshake(&mut s, &mut r);
-    assert_eq!(syn.ace(), 0b111, "RFC 9768 §3.1.1: AE, CWR and ECE on the SYN");
+    assert_eq!(
+        syn.ace(),
+        0b111,
+        "RFC 9768 §3.1.1: AE, CWR and ECE on the SYN"
+    );
     assert_eq!(synack.ace(), 0b010, "Table 3: the SYN arrived Not-ECT");
     assert_eq!(s.accecn(), Some(0));
     let data = s.poll_transmit(ms(1)).unwrap();
-    assert_eq!(data.ecn.codepoint(), Codepoint::Ect0, "a classic controller's ECT(0)");
+    assert_eq!(
+        data.ecn.codepoint(),
+        Codepoint::Ect0,
+        "a classic controller's ECT(0)"
+    );
 }
 
 #[test]
@@ -173,7 +182,16 @@ fn lost_acks_are_survived_within_the_counters_limits() {
     // sender's assumption overcounts, by whole turns of the field.
     let (mut s, mut r) = (sender(true, true), receiver(EchoMode::AccEcn, true));
     handshake(&mut s, &mut r);
-    let (_, known) = exchange(&mut s, &mut r, 8, |seq| seq >= 30, |n| (20..29).contains(&n));
+    let (_, known) = exchange(
+        &mut s,
+        &mut r,
+        8,
+        |seq| seq >= 30,
+        |n| (20..29).contains(&n),
+    );
     let counted = s.accecn().unwrap();
-    assert!(counted > known && (counted - known) % 8 == 0, "{counted} vs {known}");
+    assert!(
+        counted > known && (counted - known) % 8 == 0,
+        "{counted} vs {known}"
+    );
 }

@@ -9,9 +9,9 @@
 //! - the parts they share: [`rtt`], [`scoreboard`], [`rate`], [`pacing`], [`minmax`],
 //!   [`window`], [`seqset`], [`ecn`], [`config`].
 
+pub mod accecn;
 pub mod cc;
 pub mod config;
-pub mod accecn;
 pub mod ecn;
 pub mod minmax;
 pub mod pacing;
@@ -25,9 +25,9 @@ pub mod seqset;
 pub mod window;
 
 #[cfg(test)]
-mod ecn_tests;
-#[cfg(test)]
 mod accecn_tests;
+#[cfg(test)]
+mod ecn_tests;
 
 pub use config::{Dialect, ReceiverConfig, SenderConfig, Transfer};
 pub use receiver::TcpReceiver;

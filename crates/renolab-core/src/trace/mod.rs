@@ -67,6 +67,8 @@ pub enum DropCause {
     Scripted = 6,
     /// A station of a medium gave the frame up after its retry limit.
     RetryLimit = 7,
+    /// The link went down (an outage) while the packet was on it.
+    Outage = 8,
 }
 
 impl From<QueueDrop> for DropCause {
@@ -132,7 +134,7 @@ pub const HOP_EVENT_NAMES: [&str; 5] = ["enqueue", "dequeue", "receive", "drop",
 /// Names of the packet kinds, indexed by [`kind_code`].
 pub const PACKET_KIND_NAMES: [&str; 5] = ["data", "ack", "syn", "synack", "datagram"];
 /// Names of the drop causes, indexed by [`DropCause`] `as usize`.
-pub const DROP_CAUSE_NAMES: [&str; 8] = [
+pub const DROP_CAUSE_NAMES: [&str; 9] = [
     "overflow",
     "early",
     "aqm",
@@ -141,6 +143,7 @@ pub const DROP_CAUSE_NAMES: [&str; 8] = [
     "burst",
     "scripted",
     "retry_limit",
+    "outage",
 ];
 
 /// The coded columns of the traces, `(trace, column, names of the codes in code order)`:

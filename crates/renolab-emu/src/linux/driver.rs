@@ -1,5 +1,5 @@
 //! The real-time driver: carries every datagram the kernels send across the scenario's links
-//! with the simulator's link, queue and loss models ([`LinkDir`]), on the wall clock.
+//! with the simulator's link, queue and loss models ([`LinkDir`](renolab_core::net::LinkDir)), on the wall clock.
 //!
 //! Time is the simulator's [`SimTime`]: nanoseconds since the emulation started. The models
 //! run on the *scheduled* time of each event, exactly as in the simulator, so a driver that
@@ -187,11 +187,7 @@ impl Driver {
         let sc = &plan.scenario;
         // One more flow than the scenario's: stray packets are counted as the last
         // (a plan has no media: links are all there is).
-        let network = Network::new(
-            renolab_core::sim::link_dirs(sc),
-            sc.nodes.len(),
-            sc.flows.len() + 1,
-        );
+        let network = Network::new(sim::link_dirs(sc), sc.nodes.len(), sc.flows.len() + 1);
         let mut tun_of_node = vec![None; sc.nodes.len()];
         let mut host_fds = Vec::new();
         for (h, &fd) in plan.hosts.iter().zip(tuns) {
@@ -369,7 +365,8 @@ impl Driver {
                 Event::SenderTimer { .. }
                 | Event::ReceiverTimer { .. }
                 | Event::Stop
-                | Event::Medium { .. } => {}
+                | Event::Medium { .. }
+                | Event::WorkloadArrival { .. } => {}
             }
         }
     }

@@ -340,7 +340,10 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
             .dir
             .as_ref()
             .map(|d| d.join(format!(".{name}.bin")));
-        let name = info_names.iter().find(|n| **n == name).expect("an info trace");
+        let name = info_names
+            .iter()
+            .find(|n| **n == name)
+            .expect("an info trace");
         TraceSink::new(name, fields, path, limit)
             .map(Some)
             .map_err(EmuError::Failed)
@@ -549,6 +552,7 @@ fn collect(
                 &track.delays,
                 end,
             );
+            row.start = f.start;
             match &f.role {
                 FlowRole::Tcp(_) => {
                     row.first_send = track.first_data;
@@ -588,6 +592,7 @@ fn collect(
         core_wall_time_s: wall_s,
         packets_delivered: flows.iter().map(|f| f.segments_delivered).sum(),
         peak_packets: 0,
+        peak_flows: flows.len() as u64,
     };
     RunOutput {
         flows,

@@ -122,7 +122,13 @@ fn ethtool_value(sock: &OwnedFd, name: &str, cmd: u32, data: u32) -> io::Result<
     // SAFETY: SIOCETHTOOL reads one `struct ifreq` (40 bytes, which IfReqData is) whose
     // data pointer is a valid `struct ethtool_value` living across the call.
     check(
-        unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCETHTOOL, &mut req as *mut IfReqData) },
+        unsafe {
+            libc::ioctl(
+                sock.as_raw_fd(),
+                libc::SIOCETHTOOL,
+                &mut req as *mut IfReqData,
+            )
+        },
         "SIOCETHTOOL",
     )?;
     Ok(value.data)

@@ -501,7 +501,7 @@ impl Medium {
             .head
             .expect("sender has a frame");
         let to = frame.to;
-        if self.stations[to as usize].corrupts(RTS_BYTES, None) {
+        if self.stations[to as usize].corrupts(now, RTS_BYTES, None) {
             // The others set their NAV from the RTS and reset it when no CTS starts
             // within 2 SIFS + CTS + aRxPHYStartDelay + 2 slots (10.3.2.4).
             let reset = now + phy.sifs + phy.response_timeout + phy.cts + phy.slot;
@@ -533,7 +533,7 @@ impl Medium {
             .head
             .expect("sender has a frame");
         let to = frame.to;
-        if self.stations[sender as usize].corrupts(CTS_BYTES, None) {
+        if self.stations[sender as usize].corrupts(now, CTS_BYTES, None) {
             // The others keep the RTS's NAV: a CTS did start.
             self.defer_all(self.rts_nav_end + phy.difs);
             self.stations[to as usize].count_from = now + phy.difs;
@@ -567,7 +567,7 @@ impl Medium {
             .head
             .expect("sender has a frame");
         let to = frame.to;
-        if self.stations[to as usize].corrupts(frame.mpdu, Some(&frame.packet)) {
+        if self.stations[to as usize].corrupts(now, frame.mpdu, Some(&frame.packet)) {
             let long = self.is_long(&frame);
             self.defer_all(now + self.data_nav() + phy.difs);
             self.stations[to as usize].count_from = now + phy.eifs;
@@ -610,7 +610,7 @@ impl Medium {
         let frame = self.stations[sender as usize]
             .head
             .expect("sender has a frame");
-        if self.stations[sender as usize].corrupts(ACK_BYTES, None) {
+        if self.stations[sender as usize].corrupts(now, ACK_BYTES, None) {
             let long = self.is_long(&frame);
             self.stations[sender as usize].count_from = now + phy.eifs;
             self.fail(sender, long, pool);

@@ -147,14 +147,14 @@ impl Station {
         self.stats.max_queue = self.stats.max_queue.max(self.queued() as u64);
     }
 
-    /// Judges a frame of `bytes` bytes arriving here, carrying `packet` or nothing: true if
-    /// any of the station's loss models corrupts it (all are stepped in order until one
-    /// does, as on a link).
-    pub fn corrupts(&mut self, bytes: u32, packet: Option<&Packet>) -> bool {
+    /// Judges a frame of `bytes` bytes arriving here at `now`, carrying `packet` or
+    /// nothing: true if any of the station's loss models corrupts it (all are stepped in
+    /// order until one does, as on a link).
+    pub fn corrupts(&mut self, now: SimTime, bytes: u32, packet: Option<&Packet>) -> bool {
         let corrupted = self
             .losses
             .iter_mut()
-            .any(|model| model.judge_frame(bytes, packet).is_some());
+            .any(|model| model.judge_frame(now, bytes, packet).is_some());
         if corrupted {
             self.stats.frame_errors += 1;
         }

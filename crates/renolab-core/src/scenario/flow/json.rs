@@ -36,7 +36,8 @@ pub(in crate::scenario) fn flow_json(f: &FlowSpec, nodes: &[String]) -> Value {
     v
 }
 
-fn tcp_json(t: &TcpSpec) -> Value {
+/// A TCP flow's settings as JSON (a flow's, or a workload's flows').
+pub(in crate::scenario) fn tcp_json(t: &TcpSpec) -> Value {
     let s = &t.sender;
     let mut options = json!({
         "initial_window": s.initial_window,

@@ -24,7 +24,7 @@ use crate::tcp::rtt::RtoConfig;
 use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 
-pub(super) use json::flow_json;
+pub(super) use json::{flow_json, tcp_json};
 pub use options::{option_keys, option_words, options_tables_markdown, COMMON as COMMON_OPTIONS};
 use recovery::{parse_recovery, parse_recovery_name};
 pub use variant::PYTHON_VARIANT_PREFIX;
@@ -200,7 +200,7 @@ fn parse_start(t: &Table<'_>) -> Result<Start> {
     }
 }
 
-fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
+pub(super) fn parse_tcp(t: &Table<'_>, default_profile: Profile) -> Result<TcpSpec> {
     let profile = t
         .choice("profile", PROFILES)?
         .map_or(default_profile, profile::by_name);

@@ -15,7 +15,7 @@ use crate::queue::QueueLimit;
 use crate::scenario::{
     fmt_duration, fmt_rate, DirSpec, LinkSpec, MediumSpec, QueueSpec, Scenario, StationSpec,
 };
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 use crate::units::BitsPerSec;
 
 /// Bytes of memory per packet alive: its slab slot (the packet and its waiting time) and its
@@ -26,6 +26,9 @@ const HISTOGRAM_BYTES: f64 = LogHistogram::HEAP_BYTES as f64;
 /// Bytes per flow (endpoints, counters, timers), a generous round figure, plus its
 /// histograms of one-way delays and RTT samples.
 const FLOW_BYTES: f64 = 2048.0 + 2.0 * HISTOGRAM_BYTES;
+/// What a finished flow of a workload keeps: its row of results and its packet counters
+/// (its endpoints are freed: sim/workload.rs).
+const FINISHED_FLOW_BYTES: f64 = 512.0;
 /// Bytes per link direction, besides the packets it holds, with its histogram of queueing
 /// delays.
 const DIR_BYTES: f64 = 1024.0 + HISTOGRAM_BYTES;
@@ -91,6 +94,8 @@ impl Estimate {
 /// The places packets wait: link directions (their queue and wire), then stations of
 /// media (their interface queue), numbered as the traces' `link` column numbers them.
 pub(super) struct Places<'a> {
+    /// The end of the run (varying rates are averaged up to it).
+    end: SimTime,
     links: &'a [LinkSpec],
     media: &'a [MediumSpec],
     /// Number of link directions.
@@ -101,9 +106,12 @@ pub(super) struct Places<'a> {
 
 /// What a place does to the packets that wait there.
 pub(super) struct Place<'a> {
-    /// Rate it sends at (a medium's data rate, an upper bound of what its MAC carries).
+    /// Rate it sends at (a medium's data rate, an upper bound of what its MAC carries; a
+    /// varying direction's mean over the run, a trace's mean).
     pub rate: BitsPerSec,
-    /// Propagation delay (none on a medium).
+    /// Highest rate it sends at, for the packets its wire may hold.
+    pub peak_rate: BitsPerSec,
+    /// Propagation delay (none on a medium; a scheduled delay's longest).
     pub delay: SimDuration,
     /// Its queue.
     pub queue: QueueSpec,
@@ -123,6 +131,7 @@ impl<'a> Places<'a> {
             next += m.stations.len() as u32;
         }
         Places {
+            end: SimTime::ZERO + scenario.duration.unwrap_or(scenario.time_limit),
             links: &scenario.links,
             media: &scenario.media,
             dirs,
@@ -174,9 +183,11 @@ impl<'a> Places<'a> {
             } else {
                 &link.reverse
             };
+            let mean = BitsPerSec((d.rate.mean_bps(self.end).round() as u64).max(1));
             return Place {
-                rate: d.rate,
-                delay: d.delay,
+                rate: mean,
+                peak_rate: BitsPerSec(d.rate.peak_bps().round() as u64).max(mean),
+                delay: d.delay.values().copied().max().unwrap_or(SimDuration::ZERO),
                 queue: d.queue,
                 events: 1.0,
                 dir: Some(d),
@@ -185,6 +196,7 @@ impl<'a> Places<'a> {
         let (medium, _, station) = self.station(p);
         Place {
             rate: medium.data_rate,
+            peak_rate: medium.data_rate,
             delay: SimDuration::ZERO,
             queue: QueueSpec::DropTail {
                 limit: station.queue,
@@ -341,6 +353,22 @@ impl Scenario {
                 est.events_blame = Some((load.blame, why, flow_events));
             }
         }
+        // A workload's flows: their expected number, each its mean size's segments over the
+        // first pair's route and as many ACKs back (the ACK every other segment and the
+        // handshake left out: the estimate errs low, as above).
+        let mut finished_flows = 0.0;
+        for w in &self.workloads {
+            let n = w.expected_flows(SimDuration((end_s * 1e9) as u64));
+            let (src, dst) = w.pairs.first();
+            let path = self.link_path(routes, src, dst).map_or(1, |p| p.len()) as f64;
+            let segments = (w.sizes.mean() / w.tcp.mss as f64).ceil();
+            events += n * segments * 2.0 * path;
+            data_packets += n * segments;
+            acks += n * segments;
+            hops += n * segments * 2.0 * path;
+            wire_bytes += n * segments * path * (w.tcp.mss + w.tcp.sender.header_bytes) as f64;
+            finished_flows += n;
+        }
         est.events = sat(events);
         est.data_packets = sat(data_packets);
         est.acks = sat(acks);
@@ -354,6 +382,7 @@ impl Scenario {
         let peak = peak.min(flows_bound) + 1.0;
         let memory = routes.bytes() as f64
             + self.flows.len() as f64 * FLOW_BYTES
+            + finished_flows * FINISHED_FLOW_BYTES
             + n_dirs as f64 * DIR_BYTES
             + dir_bytes
             + peak * PACKET_BYTES;
@@ -455,13 +484,16 @@ impl Scenario {
             if let QueueSpec::FqCoDel(c) = spec.queue {
                 dir_bytes += c.flows as f64 * FQ_FLOW_BYTES;
             }
+            if let Some(d) = spec.dir {
+                dir_bytes += d.rate.bytes() as f64;
+            }
             if traffic[p as usize] == 0.0 {
                 continue;
             }
             let size = min_size[p as usize];
             let queued = queue_packets(&spec.queue, size);
             let wire_s = (spec.delay.as_secs_f64() + max_latency_s(&spec)).min(end_s);
-            let on_wire = (spec.rate.0 as f64 * wire_s / (8.0 * size)).ceil() + 1.0;
+            let on_wire = (spec.peak_rate.0 as f64 * wire_s / (8.0 * size)).ceil() + 1.0;
             let here = (queued + on_wire).min(traffic[p as usize]);
             peak += here;
             // Blame the larger of the two places packets wait.
@@ -477,7 +509,7 @@ impl Scenario {
                     format!(
                         "{at} may hold {:.0} packets on the wire, {} x {}",
                         here.min(on_wire),
-                        fmt_rate(spec.rate),
+                        fmt_rate(spec.peak_rate),
                         fmt_duration(spec.delay)
                     ),
                 )

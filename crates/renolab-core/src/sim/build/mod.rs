@@ -57,6 +57,7 @@ pub(super) fn flow(
         },
     };
     Flow {
+        id: index,
         name: spec.name.clone(),
         src: spec.src,
         dst: spec.dst,
@@ -68,7 +69,30 @@ pub(super) fn flow(
         rtts: Default::default(),
         traced: None,
         traced_cc: Default::default(),
+        ideal_fct: None,
     }
+}
+
+/// Flow `id` of a workload, named `name`, between `ends` (source, destination), starting
+/// at `start` with TCP settings `tcp`: built as a `[[flow]]` of the same settings is, its
+/// random stream `flow/<name>`.
+pub(super) fn workload_flow(
+    seed: u64,
+    id: u32,
+    name: String,
+    ends: (u32, u32),
+    start: SimTime,
+    tcp: &TcpSpec,
+) -> Flow {
+    let spec = FlowSpec {
+        name,
+        src: ends.0,
+        dst: ends.1,
+        start: Start::At(start - SimTime::ZERO),
+        stop: None,
+        traffic: Traffic::Tcp(tcp.clone()),
+    };
+    flow(seed, id, &spec, &mut crate::tcp::cc::NoCustomControllers)
 }
 
 /// The endpoints of TCP flow `t`; `custom` is its controller when the scenario names one

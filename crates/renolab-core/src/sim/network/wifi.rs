@@ -61,7 +61,7 @@ impl Media {
                             .losses
                             .iter()
                             .enumerate()
-                            .map(|(i, l)| build::loss(l, stream(&format!("loss/{i}"))))
+                            .map(|(i, l)| build::loss(l, &stream, &format!("loss/{i}")))
                             .collect(),
                         rng: stream("backoff"),
                     }

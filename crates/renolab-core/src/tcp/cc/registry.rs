@@ -363,7 +363,11 @@ impl CcState {
 
     /// The value of the column called `name` (NaN when it has none or there is no such column).
     pub fn named(&self, name: &str) -> f64 {
-        LAYOUT.columns.iter().position(|c| c.name == name).map_or(f64::NAN, |i| self.values[i])
+        LAYOUT
+            .columns
+            .iter()
+            .position(|c| c.name == name)
+            .map_or(f64::NAN, |i| self.values[i])
     }
 
     /// This state with the `mode` column set to the code of `mode`, one of the registered

@@ -678,8 +678,8 @@ impl Prague {
         let mdev = mdev_us * c.rest_mdev_us + adj_us;
         let mdev_lg = ilog2(mdev).max(c.g_mdev_shift) - c.g_mdev_shift;
         c.rest_mdev_us = mdev >> mdev_lg;
-        score += ((mdev_lg as u64) << (classic::ALPHA_BITS - classic::V)) as i64
-            - classic::V0_LG as i64;
+        score +=
+            ((mdev_lg as u64) << (classic::ALPHA_BITS - classic::V)) as i64 - classic::V0_LG as i64;
         if srtt_us > min_rtt_us {
             let depth = (srtt_us - min_rtt_us) * c.rest_depth_us + (adj_us >> 1);
             let depth_lg = ilog2(depth).max(c.g_srtt_shift) - c.g_srtt_shift;

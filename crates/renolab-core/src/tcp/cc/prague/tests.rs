@@ -87,16 +87,28 @@ fn the_first_mark_halves_the_window_and_ends_slow_start() {
     for _ in 0..30 {
         s.ack(1, 0);
     }
-    assert_eq!((s.p.snd_cwnd(), s.p.frac_cwnd()), (40, 40 << CWND_UNIT), "slow start: +1 per segment");
+    assert_eq!(
+        (s.p.snd_cwnd(), s.p.frac_cwnd()),
+        (40, 40 << CWND_UNIT),
+        "slow start: +1 per segment"
+    );
     assert_eq!(s.p.alpha_fixed(), 0, "alpha_mode 0 starts alpha at 0");
     s.ack(1, 1);
     // (frac + 1) >> 1 of 40 segments is 20; the marked segment adds nothing.
     assert_eq!(s.p.frac_cwnd(), 20 << CWND_UNIT);
-    assert_eq!((s.p.snd_cwnd(), s.p.snd_ssthresh()), (39, 39), "one step down, ssthresh with it");
+    assert_eq!(
+        (s.p.snd_cwnd(), s.p.snd_ssthresh()),
+        (39, 39),
+        "one step down, ssthresh with it"
+    );
     for _ in 0..25 {
         s.ack(0, 0);
     }
-    assert_eq!((s.p.snd_cwnd(), s.p.snd_ssthresh()), (20, 20), "stepped down to the fractional window");
+    assert_eq!(
+        (s.p.snd_cwnd(), s.p.snd_ssthresh()),
+        (20, 20),
+        "stepped down to the fractional window"
+    );
     assert!(s.p.saw_ce());
 }
 
@@ -115,15 +127,27 @@ fn alpha_is_the_ewma_of_the_marked_fraction_per_round() {
         // Rounds of the window's segments with 5 marked: alpha -> 5/W.
         let (before_delivered, before_ce) = (s.delivered, s.delivered_ce);
         let old = (s.p.old_delivered, s.p.old_delivered_ce);
-        assert_eq!(old, (before_delivered, before_ce), "a round starts where the last ended");
+        assert_eq!(
+            old,
+            (before_delivered, before_ce),
+            "a round starts where the last ended"
+        );
         s.round(5);
         let (acked, ce) = (s.delivered - before_delivered, s.delivered_ce - before_ce);
-        upscaled = (upscaled - (upscaled >> SHIFT_G) + (ce << ALPHA_BITS) / acked).min(MAX_ALPHA << SHIFT_G);
-        assert_eq!(s.p.upscaled_alpha, upscaled, "upscaled alpha follows a − a/16 + F");
+        upscaled = (upscaled - (upscaled >> SHIFT_G) + (ce << ALPHA_BITS) / acked)
+            .min(MAX_ALPHA << SHIFT_G);
+        assert_eq!(
+            s.p.upscaled_alpha, upscaled,
+            "upscaled alpha follows a − a/16 + F"
+        );
         exact = (1.0 - 1.0 / 16.0) * exact + (ce as f64 / acked as f64) / 16.0;
     }
     // Kept upscaled, the fixed point carries its remainder: within 2^-20 of the exact EWMA.
-    assert!((s.p.alpha() - exact).abs() < 1e-6, "alpha {} against {exact}", s.p.alpha());
+    assert!(
+        (s.p.alpha() - exact).abs() < 1e-6,
+        "alpha {} against {exact}",
+        s.p.alpha()
+    );
 }
 
 #[test]
@@ -134,7 +158,8 @@ fn entering_cwr_takes_half_alpha_of_the_fractional_window_without_bias() {
     s.p.upscaled_alpha = (MAX_ALPHA / 4) << SHIFT_G; // alpha = 1/4
     s.state(PragueState::Cwr);
     // 100 · (1 − 1/8) = 87.5 segments, exactly (alpha·frac + 2^24) >> 25 off.
-    let reduction = ((MAX_ALPHA / 4) as u128 * (100u128 << CWND_UNIT) + MAX_ALPHA as u128) >> (ALPHA_BITS + 1);
+    let reduction =
+        ((MAX_ALPHA / 4) as u128 * (100u128 << CWND_UNIT) + MAX_ALPHA as u128) >> (ALPHA_BITS + 1);
     assert_eq!(s.p.frac_cwnd(), (100 << CWND_UNIT) - reduction as u64);
     assert_eq!(segments(s.p.frac_cwnd()), 87.5);
     // The socket's window follows one segment per ACK, to 88 (rounded up).
@@ -190,7 +215,11 @@ fn no_growth_in_loss_recovery_and_the_loss_halves() {
     assert!(s.p.frac_cwnd() > frac, "open again: it grows");
     let cwnd = s.p.snd_cwnd();
     let a = s.sample();
-    assert_eq!(s.p.undo(&a), 40.max(cwnd), "undo gives back the window before the loss");
+    assert_eq!(
+        s.p.undo(&a),
+        40.max(cwnd),
+        "undo gives back the window before the loss"
+    );
 }
 
 #[test]
@@ -234,7 +263,10 @@ fn rtt_independent_reductions_are_at_most_one_per_target_rtt() {
     s.state(PragueState::Open);
     s.now_us += 20_000;
     s.state(PragueState::Cwr);
-    assert!(s.p.frac_cwnd() < after_first, "30 ms after the first: reduced");
+    assert!(
+        s.p.frac_cwnd() < after_first,
+        "30 ms after the first: reduced"
+    );
 }
 
 #[test]
@@ -242,11 +274,20 @@ fn the_scaling_heuristics_of_v0_6() {
     let target = 25_000u64 << 3;
     // Rate: (rtt/target)², the unscaled increase at or above the target.
     assert_eq!(rate_scaled_ai_ack_increase(target, target), ONE_CWND);
-    assert_eq!(rate_scaled_ai_ack_increase(target / 2, target), ONE_CWND / 4);
+    assert_eq!(
+        rate_scaled_ai_ack_increase(target / 2, target),
+        ONE_CWND / 4
+    );
     // Scalable, in 128 µs units: at R0 = 128 (16.384 ms) 1/8 + (R0 − R1)/R0 of a segment
     // (R1 = 12, 1.536 ms); at R1 and below 1/8 · rtt/R0.
-    assert_eq!(scalable_ai_ack_increase(16_384 << 3), ONE_CWND / 8 + ONE_CWND * 116 / 128);
-    assert_eq!(scalable_ai_ack_increase(1_536 << 3), (ONE_CWND / 8 * 128 * 12 + 128 * 128 / 2) / (128 * 128));
+    assert_eq!(
+        scalable_ai_ack_increase(16_384 << 3),
+        ONE_CWND / 8 + ONE_CWND * 116 / 128
+    );
+    assert_eq!(
+        scalable_ai_ack_increase(1_536 << 3),
+        (ONE_CWND / 8 * 128 * 12 + 128 * 128 / 2) / (128 * 128)
+    );
     // Additive: the target is the configured one plus the smoothed RTT.
     let p = Prague::new(
         PragueConfig {
@@ -266,7 +307,11 @@ fn pacing_is_a_window_per_srtt_and_double_early_in_slow_start() {
     assert_eq!(s.p.pacing_rate_bytes(), 2 * 11 * 1500 * 50);
     s.p.set_snd_ssthresh(11);
     s.ack(0, 0);
-    assert_eq!(s.p.pacing_rate_bytes(), 11 * 1500 * 50, "100 % in congestion avoidance");
+    assert_eq!(
+        s.p.pacing_rate_bytes(),
+        11 * 1500 * 50,
+        "100 % in congestion avoidance"
+    );
 }
 
 #[test]
@@ -287,13 +332,19 @@ fn a_classic_ecn_bottleneck_is_detected_from_a_deep_varying_queue() {
     for round in 0..200u64 {
         for i in 0..20u64 {
             l4s.p.on_rtt_sample(10_000 + (i % 2) * 100);
-            classic.p.on_rtt_sample(30_000 + ((round + i) % 3) * 5_000 - 5_000);
+            classic
+                .p
+                .on_rtt_sample(30_000 + ((round + i) % 3) * 5_000 - 5_000);
         }
         l4s.round(2);
         classic.round(2);
     }
     assert!(!l4s.p.sees_classic_ecn(), "score {}", l4s.p.classic_ecn());
-    assert!(classic.p.sees_classic_ecn(), "score {}", classic.p.classic_ecn());
+    assert!(
+        classic.p.sees_classic_ecn(),
+        "score {}",
+        classic.p.classic_ecn()
+    );
     // Falling back, a CWR takes at least ~0.6 of the classic score as alpha.
     let floor = classic.p.classic_ecn_fallback(0);
     assert!(floor > MAX_ALPHA / 2, "{floor}");

@@ -253,8 +253,7 @@ impl LinuxSender {
             // would otherwise never grow). Linux counts it for every controller; renolab's
             // paced Reno and CUBIC keep their earlier outputs until that is decided.
             if self.cc.controls_window() {
-                self.burst_cwnd_limited |=
-                    self.segs.in_flight() >= self.cc.cwnd().whole().max(1);
+                self.burst_cwnd_limited |= self.segs.in_flight() >= self.cc.cwnd().whole().max(1);
             }
             self.on_burst_end(now);
             return None;
