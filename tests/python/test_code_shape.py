@@ -68,3 +68,19 @@ def test_no_python_source_file_outside_tests_is_over_800_lines() -> None:
     assert not any(p.relative_to(ROOT).parts[0] == "tests" for p in files)
     long = [f"{p.relative_to(ROOT)}: {n} lines" for p in files if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_FILE_LINES]
     assert not long, "split these files by job:\n" + "\n".join(long)
+
+
+def rust_sources() -> list[Path]:
+    """Every .rs file of the crates outside tests (`tests/` directories, `tests.rs` modules)
+    and build directories."""
+    return sorted(
+        p for p in (ROOT / "crates").rglob("*.rs")
+        if p.name != "tests.rs" and not any(part in ("tests", "target", "benches") for part in p.relative_to(ROOT).parts)
+    )
+
+
+def test_no_rust_source_file_outside_tests_is_over_800_lines() -> None:
+    files = rust_sources()
+    assert any(p.name == "lib.rs" for p in files)
+    long = [f"{p.relative_to(ROOT)}: {n} lines" for p in files if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_FILE_LINES]
+    assert not long, "split these files by job:\n" + "\n".join(long)

@@ -269,9 +269,7 @@ mod tests {
         let mut samples = vec![];
         for (i, snap) in tx.iter().enumerate() {
             r.on_delivered(i as u32, t(i as u64), snap);
-            let s = r
-                .on_ack(t(100 + i as u64), 1, 0, 0, None, None)
-                .unwrap();
+            let s = r.on_ack(t(100 + i as u64), 1, 0, 0, None, None).unwrap();
             samples.push((
                 s.delivered,
                 s.interval.as_nanos() / 1_000_000,
@@ -315,11 +313,7 @@ mod tests {
         let a = r.on_sent(t(0), 0, 0, 0);
         assert!(a.app_limited);
         r.on_delivered(0, t(0), &a);
-        assert!(
-            r.on_ack(t(50), 1, 0, 0, None, None)
-                .unwrap()
-                .app_limited
-        );
+        assert!(r.on_ack(t(50), 1, 0, 0, None, None).unwrap().app_limited);
         r.delivered = 5;
         r.on_ack(t(60), 0, 0, 0, None, None);
         assert_eq!(r.app_limited_until, 0, "the bubble is gone");
