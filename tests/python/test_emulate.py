@@ -123,13 +123,19 @@ def test_a_variant_the_kernel_lacks_is_refused_listing_those_it_has(tmp_path, ca
 def test_idle_path_handshake_rtt_is_the_scenarios_rtt(rtt_ms):
     rate_bps = 100e6
     scenario = path_scenario(rate="100Mbps", delay=f"{rtt_ms / 2:g}ms", nbytes=10_000, variant="reno")
-    result = emulate(scenario)
-    measured = result.flows["handshake_rtt_s"][0]
     # Propagation both ways plus the SYN's and the SYN-ACK's serialisation (60 bytes each).
     expected = rtt_ms / 1e3 + 2 * 60 * 8 / rate_bps
-    assert abs(measured - expected) <= 0.3e-3, (measured, expected)
-    assert result.flows["bytes_delivered"][0] == 10_000
-    assert result.summary["stop_reason"] == "all_flows_finished"
+    # Two packets timed by a user-space emulator: on a machine shared with other work one
+    # late wake-up spoils a run (docs/emulation.md), so a second run decides, as for p99.
+    seen = []
+    for _ in range(2):
+        result = emulate(scenario)
+        assert result.flows["bytes_delivered"][0] == 10_000
+        assert result.summary["stop_reason"] == "all_flows_finished"
+        seen.append(result.flows["handshake_rtt_s"][0])
+        if abs(seen[-1] - expected) <= 0.3e-3:
+            break
+    assert abs(seen[-1] - expected) <= 0.3e-3, (seen, expected)
 
 
 @needs_root
