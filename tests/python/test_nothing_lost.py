@@ -423,3 +423,26 @@ def test_refused_scenarios_raise_before_the_lock_is_taken(tmp_path):
     bad["link"][1]["rate"] = "fast"
     with pytest.raises(ScenarioError):
         Scenario.from_dict(bad).run()
+
+
+@pytest.mark.skipif(not ROOT, reason="mounting a small tmpfs needs root")
+def test_a_study_report_that_fills_the_disk_leaves_its_previous_files_whole(tmp_path):
+    from renolab.experiments.report import Report
+
+    with small_disk(tmp_path / "disk", "64k") as disk:
+        first = Report("demo", "A demo", "Someone, 2001", disk)
+        first.table(pd.DataFrame({"w": [20, 40]}), "Table 2", "slopes")
+        first.claim("mu falls", "it does", True)
+        first.write()
+        before = {p.name: p.read_bytes() for p in disk.iterdir()}
+
+        second = Report("demo", "A demo", "Someone, 2001", disk)
+        second.table(pd.DataFrame({"w": [1, 2, 3]}), "Table 2", "slopes, again")
+        second.note("x" * (200 << 10))  # more than the disk holds
+        with pytest.raises(OSError, match="No space left"):
+            second.write()
+        # A report written in place would be cut short here; the earlier one is whole.
+        assert (disk / "report.md").read_bytes() == before["report.md"]
+        assert (disk / "report.html").read_bytes() == before["report.html"]
+        assert sorted(p.name for p in disk.iterdir()) == sorted(before), "no temporary file is left"
+        assert (disk / "table-2.csv").read_text() == "w\n1\n2\n3\n"

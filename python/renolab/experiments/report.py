@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from renolab._files import write_atomic
 from renolab.experiments.verdicts import (
     CLAIMS_HEADER,
     INCONCLUSIVE,
@@ -231,8 +232,8 @@ class Report:
         """Save *df* as ``<slug>.csv`` and ``<slug>.md`` (columns ``paper_*`` hold the paper's values)."""
         name = slug(number)
         csv, md = self.out / f"{name}.csv", self.out / f"{name}.md"
-        df.to_csv(csv, index=False)
-        md.write_text(f"**{number}** — {caption}\n\n{markdown_table(df)}\n", encoding="utf-8")
+        write_atomic(csv, df.to_csv(index=False, lineterminator="\n"), durable=False)
+        write_atomic(md, f"**{number}** — {caption}\n\n{markdown_table(df)}\n", durable=False)
         self.items.append(_Item("table", number=number, caption=caption, files=[csv.name, md.name], frame=df.copy()))
 
     def claim(self, paper: str, measured: str, holds: Verdict, *, interval: bool = False, exact: bool = False) -> None:
@@ -260,7 +261,7 @@ class Report:
         directory.mkdir(exist_ok=True)
         fname = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "scenario"
         path = directory / f"{fname}.toml"
-        path.write_text(f"# {self.study}: {name}\n# rerun: renolab run {path.name} --out DIR\n" + scenario.to_toml(), encoding="utf-8")
+        write_atomic(path, f"# {self.study}: {name}\n# rerun: renolab run {path.name} --out DIR\n" + scenario.to_toml(), durable=False)
         if fname not in self.scenarios:
             self.scenarios.append(fname)
 
@@ -299,10 +300,14 @@ class Report:
         return rows
 
     def write(self) -> Path:
-        """Write ``report.md`` and a self-contained ``report.html``; return the report.md path."""
+        """Write ``report.md`` and a self-contained ``report.html``; return the report.md path.
+
+        Every file of a report is written beside its name and renamed over it when complete,
+        so a study killed part way (or a full disk) leaves the previous file or none, never
+        half of one; the report itself, written last, is made durable."""
         md_path = self.out / "report.md"
-        md_path.write_text(self._markdown(), encoding="utf-8")
-        (self.out / "report.html").write_text(self._html(), encoding="utf-8")
+        write_atomic(self.out / "report.html", self._html())
+        write_atomic(md_path, self._markdown())
         return md_path
 
     def _markdown(self) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from renolab._files import write_atomic
 from renolab.experiments.joo2000 import claims, figures, tables
 from renolab.experiments.joo2000.grid import FULL_SEEDS, FULL_SEEDS_NOPWD, plan, run_scenario, scenario_name
 from renolab.experiments.joo2000.runs import run_plan, run_sensitivity
@@ -41,7 +42,7 @@ def reproduce(out: Any, quick: bool = False, workers: int | None = None) -> Path
     for n, b, dl, p in sorted({(n, b, dl, p) for n, b, dl, p, _ in runs_plan}):
         report.scenario(scenario_name(n, b, dl, p), run_scenario((n, b, dl, p, 1)))
     report.meta["wall time"] = f"{time.perf_counter() - start:.1f} s"
-    runs.drop(columns=["new_per_rtt"]).to_csv(out / "runs.csv", index=False)
+    write_atomic(out / "runs.csv", runs.drop(columns=["new_per_rtt"]).to_csv(index=False, lineterminator="\n"))
     return report.write()
 
 
