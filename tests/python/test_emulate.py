@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from renolab import Scenario, ScenarioError
+from renolab import Result, Scenario, ScenarioError
 from renolab.cli import main
 from renolab.emulate import check, emulate, kernel_congestion_controls, unsupported_reason
 
@@ -103,6 +103,27 @@ def test_an_unknown_profile_is_read_as_rfc_with_a_note():
     data["simulation"]["profile"] = "linux-ish"
     notes = check(Scenario.from_dict(data))
     assert any('"linux-ish"' in n for n in notes), notes
+
+
+def workload_scenario(**workload) -> Scenario:
+    """Two senders, two receivers through a 20 Mb/s, 5 ms bottleneck; one workload of
+    short CUBIC transfers (linux profile: the kernel's initial window in the ideal times)."""
+    table = {"name": "w", "rate": 20, "sizes": {"fixed": "40KB"}, "variant": "cubic", "profile": "linux",
+             "pairs": {"from": ["s1", "s2"], "to": ["d1", "d2"]}, "max_flows": 12, **workload}
+    return Scenario(
+        simulation={"seed": 2},
+        topology=[{"kind": "dumbbell", "n": 2, "access": {"rate": "1Gbps", "delay": "0.5ms"},
+                   "bottleneck": {"rate": "20Mbps", "delay": "5ms", "queue": {"kind": "droptail", "limit": 50}}}],
+        workload=[table],
+    )
+
+
+def test_a_workload_too_large_for_real_connections_is_refused_naming_the_field_and_the_limit():
+    assert check(workload_scenario()) == []
+    with pytest.raises(ScenarioError, match=r"^workload\[0\]\.max_flows: .*at most 1000 flows"):
+        check(workload_scenario(max_flows=5000, rate=1000))
+    with pytest.raises(ScenarioError, match=r"^workload\[0\]\.variant: \"tahoe\""):
+        check(workload_scenario(variant="tahoe"))
 
 
 # ----- Linux, root --------------------------------------------------------------------------
@@ -213,6 +234,28 @@ def test_the_kernel_fills_a_mahimahi_trace_link_as_the_trace_allows(tmp_path):
     links = (tmp_path / "out" / "links.csv").read_text().splitlines()
     neck = dict(zip(links[0].split(","), links[1].split(",")))
     assert float(neck["rate_bps"]) == 24e6 and float(neck["utilisation"]) > 0.9
+
+
+@needs_root
+def test_a_workloads_flows_start_in_the_kernels_as_the_simulator_draws_them(tmp_path):
+    scenario = workload_scenario()
+    simulated = scenario.run().flows
+    assert main(["emulate", str(write(tmp_path, scenario)), "--out", str(tmp_path / "out")]) == 0
+    result = Result.load(tmp_path / "out")
+    flows = result.flows
+    assert result.summary["stop_reason"] == "all_flows_finished"
+    # The same flows: names, ends, arrival times and sizes from the workload's own stream.
+    same = ["flow", "src", "dst", "size_bytes", "ideal_fct_s"]
+    assert flows[same].equals(simulated[same])
+    arrival = flows["finish_s"] - flows["fct_s"]
+    assert arrival.to_numpy() == pytest.approx((simulated["finish_s"] - simulated["fct_s"]).to_numpy(), abs=1e-6)
+    assert list(flows.columns[-4:]) == ["size_bytes", "fct_s", "ideal_fct_s", "slowdown"]
+    assert (flows["bytes_delivered"] == 40_000).all()
+    # Each a real transfer, measured from its arrival: no faster than about its ideal.
+    assert (flows["fct_s"] > 0.9 * flows["ideal_fct_s"]).all(), flows[["flow", "fct_s", "ideal_fct_s"]]
+    assert flows["slowdown"].median() < 3
+    kernel = result.summary["emulation"]["flows"]
+    assert {f["congestion"] for f in kernel} == {"cubic"}
 
 
 @needs_root

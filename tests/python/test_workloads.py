@@ -4,6 +4,7 @@ renolab.metrics.fct_summary, the fct figure, size CDF files found beside the sce
 from __future__ import annotations
 
 import math
+import struct
 
 import numpy as np
 import pandas as pd
@@ -115,16 +116,33 @@ max_flows = 30
     assert (out / "plots" / "fct.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_what_workloads_cannot_do_yet_is_refused_clearly(tmp_path):
-    w = workload("""
-name = "w"
-rate = 5
-sizes = { fixed = "10KB" }
+def test_renolab_check_says_what_the_workloads_will_create(tmp_path, capsys):
+    path = tmp_path / "w.toml"
+    path.write_text(DUMBBELL.replace("seed = 3", 'seed = 3\nduration = "10s"') + """
+[[workload]]
+name = "web"
+load = 0.5
+sizes = "websearch"
 pairs = [["s1", "d1"]]
-max_flows = 2
-""")
-    with pytest.raises(ScenarioError, match="pcap"):
-        w.run(pcap_dir=tmp_path / "pcap")
+stop = "8s"
+
+[[workload]]
+name = "few"
+rate = 100
+sizes = { fixed = "100KB" }
+pairs = [["s2", "d2"]]
+max_flows = 30
+""", encoding="utf-8")
+    assert main(["check", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "ok: 5 links, 0 flows, 2 workloads"
+    # 0.5 x 20 Mb/s / (8 x 1,665,831 bytes): 0.75 flows a second for 8 s.
+    assert lines[1] == ("workload web: poisson at load 0.5 of link bottleneck (0.75 flows/s), websearch sizes "
+                        "(mean 1.6 MiB), reno, 0s to 8s: about 6 flows")
+    assert lines[2] == "workload few: poisson at 100 flows/s, fixed sizes (mean 97.7 KiB), reno, 0s to 10s: up to 30 flows"
+
+
+def test_what_workloads_cannot_do_yet_is_refused_clearly():
     with pytest.raises(ScenarioError, match="Python controller"):
         workload("""
 name = "w"
@@ -134,6 +152,44 @@ sizes = { fixed = "10KB" }
 pairs = [["s1", "d1"]]
 max_flows = 2
 """).validate()
+
+
+def pcap_tcp(path) -> list[tuple[int, int, int, int]]:
+    """(source port, flags, sequence number, payload bytes) of every TCP segment in the
+    pcap file at *path* (classic format, raw IPv4)."""
+    data = path.read_bytes()
+    out, at = [], 24
+    while at < len(data):
+        length = struct.unpack_from("<I", data, at + 8)[0]
+        ip = data[at + 16 : at + 16 + length]
+        at += 16 + length
+        header, total = (ip[0] & 15) * 4, struct.unpack_from(">H", ip, 2)[0]
+        if ip[9] != 6:
+            continue
+        tcp = ip[header:]
+        port, _, seq = struct.unpack_from(">HHI", tcp)
+        out.append((port, tcp[13], seq, total - header - (tcp[12] >> 4) * 4))
+    return out
+
+
+def test_a_capture_has_every_flow_of_a_workload_whole(tmp_path):
+    result = workload("""
+name = "w"
+rate = 30
+sizes = { pareto = { mean = "20KB", shape = 1.5 } }
+pairs = { from = ["s1", "s2"], to = ["d1", "d2"] }
+profile = "linux"
+max_flows = 25
+""").run(pcap_dir=tmp_path / "pcap")
+    segments = pcap_tcp(tmp_path / "pcap" / "bottleneck.pcap")
+    isn = {port: seq for port, flags, seq, _ in segments if flags & 0x12 == 0x02}  # SYN
+    # Flow n sends from port 10000 + n (docs/outputs.md); every byte of it crosses.
+    assert sorted(isn) == [10_000 + n for n in range(25)]
+    sent = {}
+    for port, _, seq, payload in segments:
+        if payload and port in isn:
+            sent[port] = max(sent.get(port, 0), (seq - isn[port] - 1) % 2**32 + payload)
+    assert [sent[10_000 + n] for n in range(25)] == list(result.flows["size_bytes"])
 
 
 @pytest.mark.parametrize("load", [0.3, 0.7])

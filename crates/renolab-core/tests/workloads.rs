@@ -5,7 +5,9 @@
 
 use renolab_core::app::{FlowSizes, PoissonArrivals, SizeCdf};
 use renolab_core::rng::RngStream;
+use renolab_core::sim::workload::drawn_flows;
 use renolab_core::sim::{run, RunOutput};
+use renolab_core::time::{SimDuration, SimTime};
 use renolab_core::trace::TraceRequest;
 use renolab_core::Scenario;
 
@@ -92,6 +94,54 @@ max_flows = 40"#,
     let mut other = scenario.clone();
     other.seed = 8;
     assert_ne!(run_checked(&other).flows[0].start, out.flows[0].start);
+}
+
+#[test]
+fn the_flows_drawn_before_a_run_are_the_flows_it_creates() {
+    // Two workloads interleaving: what `drawn_flows` draws before the run (for `renolab
+    // emulate`) is what the simulation creates, in the order of its ids.
+    let mut scenario = dumbbell(
+        r#"name = "w"
+rate = 50
+sizes = "websearch"
+pairs = { from = ["a1", "a2"], to = ["b1", "b2"] }
+max_flows = 30"#,
+        ", duration = \"3s\"",
+    );
+    let mut second = dumbbell(
+        r#"name = "v"
+rate = 20
+sizes = { fixed = "10KB" }
+pairs = [["a2", "b1"]]
+start = "0.2s"
+stop = "1s""#,
+        "",
+    )
+    .workloads
+    .remove(0);
+    second.tcp.mss = 1000;
+    scenario.workloads.push(second);
+    let out = run_checked(&scenario);
+    let end = SimTime::ZERO + SimDuration::from_secs(3);
+    let drawn = drawn_flows(&scenario, end, usize::MAX);
+    assert!(drawn.iter().any(|d| d.workload == 1) && drawn.len() > 30);
+    assert_eq!(out.flows.len(), drawn.len());
+    for (row, d) in out.flows.iter().zip(&drawn) {
+        assert_eq!(row.flow, d.name);
+        let ends = (
+            scenario.nodes[d.src as usize].as_str(),
+            scenario.nodes[d.dst as usize].as_str(),
+        );
+        assert_eq!((row.src.as_str(), row.dst.as_str()), ends, "{}", d.name);
+        assert_eq!(
+            (row.start, row.size_bytes),
+            (d.arrival, d.tcp.bytes),
+            "{}",
+            d.name
+        );
+    }
+    // At most as many as asked, the first ones.
+    assert_eq!(drawn_flows(&scenario, end, 5), drawn[..5]);
 }
 
 #[test]

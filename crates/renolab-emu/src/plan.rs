@@ -12,6 +12,7 @@
 
 use renolab_core::packet::headers::TCP_IP_HEADER_BYTES;
 use renolab_core::scenario::{Start, Traffic, PROFILES};
+use renolab_core::sim::workload::{drawn_flows, DrawnFlow, Paths};
 use renolab_core::tcp::cc::registry;
 use renolab_core::time::{SimDuration, SimTime};
 use renolab_core::trace::pcap::node_ip;
@@ -182,6 +183,9 @@ pub struct FlowPlan {
     pub stop: Option<SimTime>,
     /// TCP or CBR.
     pub role: FlowRole,
+    /// The completion time of a finite TCP transfer alone on its path, as the simulator
+    /// reckons it for the scenario's TCP (docs/workloads.md).
+    pub ideal_fct: Option<SimDuration>,
 }
 
 /// Everything an emulation will create and run.
@@ -192,7 +196,7 @@ pub struct Plan {
     pub scenario: Scenario,
     /// Nodes that become namespaces.
     pub hosts: Vec<Host>,
-    /// Flows in scenario order.
+    /// Flows in scenario order, then the workloads' flows in the order they arrive.
     pub flows: Vec<FlowPlan>,
     /// MTU of every TUN device.
     pub mtu: u32,
@@ -203,6 +207,8 @@ pub struct Plan {
     pub stop_when_finished: bool,
     /// What the emulator changed or ignores, for the summary.
     pub notes: Vec<String>,
+    /// Each workload's variant as the scenario asked for it.
+    pub workload_variants: Vec<String>,
 }
 
 impl Plan {
@@ -211,9 +217,15 @@ impl Plan {
     /// simulator's parser read).
     pub fn normalised(&self) -> Value {
         let mut doc = self.scenario.to_json();
-        for (i, f) in self.flows.iter().enumerate() {
+        let fixed = self.scenario.flows.len();
+        for (i, f) in self.flows.iter().enumerate().take(fixed) {
             if let FlowRole::Tcp(t) = &f.role {
                 doc["flow"][i]["variant"] = Value::String(t.requested.clone());
+            }
+        }
+        for (w, variant) in self.workload_variants.iter().enumerate() {
+            if let Some(table) = doc.get_mut("workload").and_then(|t| t.get_mut(w)) {
+                table["variant"] = Value::String(variant.clone());
             }
         }
         doc
@@ -228,6 +240,22 @@ fn offloads_on() -> bool {
     std::env::var("RENOLAB_EMU_GSO").map_or(true, |v| v != "0")
 }
 
+/// One flow to plan, a `[[flow]]`'s or a workload's.
+struct Planned<'a> {
+    /// Where its settings are in the document (`flow[i]`, `workload[w]`), for errors.
+    path: String,
+    name: String,
+    src: u32,
+    dst: u32,
+    start: SimTime,
+    stop: Option<SimTime>,
+    traffic: Traffic,
+    /// The variant as the scenario wrote it.
+    requested: &'a str,
+    /// Its table's `options`, as written.
+    options: Option<&'a Value>,
+}
+
 /// Builds the plan of the scenario `doc` (a parsed TOML or JSON document) for process `pid`.
 pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
     let mut notes = Vec::new();
@@ -240,12 +268,6 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
             "renolab emulate carries packets over links only; run a scenario with a [[medium]] in the simulator",
         ));
     }
-    if !scenario.workloads.is_empty() {
-        return Err(err(
-            "workload",
-            "renolab emulate does not replay workloads yet; run a scenario with a [[workload]] in the simulator, or write its flows as [[flow]] tables",
-        ));
-    }
     if scenario.flows.len() > MAX_FLOWS {
         return Err(err(
             "flow",
@@ -255,10 +277,38 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
             ),
         ));
     }
+    let stop_at = SimTime::ZERO + scenario.duration.unwrap_or(scenario.time_limit);
     let raw_flows = tables(doc, "flow");
+    let raw_workloads = tables(doc, "workload");
+    let mut planned: Vec<Planned> = (scenario.flows.iter().enumerate())
+        .map(|(i, f)| Planned {
+            path: format!("flow[{i}]"),
+            name: f.name.clone(),
+            src: f.src,
+            dst: f.dst,
+            start: SimTime::ZERO + start_time(scenario.seed, &f.name, f.start),
+            stop: f.stop.map(|s| SimTime::ZERO + s),
+            traffic: f.traffic.clone(),
+            requested: &requested.flows[i],
+            options: raw_flows.get(i).and_then(|t| t.get("options")),
+        })
+        .collect();
+    for d in workload_flows(&scenario, stop_at)? {
+        planned.push(Planned {
+            path: format!("workload[{}]", d.workload),
+            name: d.name,
+            src: d.src,
+            dst: d.dst,
+            start: d.arrival,
+            stop: None,
+            traffic: Traffic::Tcp(d.tcp),
+            requested: &requested.workloads[d.workload],
+            options: (raw_workloads.get(d.workload)).and_then(|t| t.get("options")),
+        });
+    }
     // Hosts: every node a TCP flow starts or ends at, in node order.
     let mut is_host = vec![false; scenario.nodes.len()];
-    for f in &scenario.flows {
+    for f in &planned {
         if let Traffic::Tcp(_) = f.traffic {
             is_host[f.src as usize] = true;
             is_host[f.dst as usize] = true;
@@ -282,17 +332,19 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
         })
         .collect();
     let host_index = |node: u32| hosts.iter().position(|h| h.node == node);
-    let mut flows = Vec::with_capacity(scenario.flows.len());
+    let mut flows = Vec::with_capacity(planned.len());
     let mut sack_of_host: Vec<Option<(bool, String)>> = vec![None; hosts.len()];
     let mut mtu = MIN_MTU;
-    for (i, f) in scenario.flows.iter().enumerate() {
-        let path = format!("flow[{i}]");
-        let start = SimTime::ZERO + start_time(scenario.seed, &f.name, f.start);
+    let routes = scenario.routes();
+    let mut paths = Paths::new(&scenario);
+    for (i, f) in planned.into_iter().enumerate() {
+        let path = f.path;
+        let mut ideal_fct = None;
         let role = match &f.traffic {
             Traffic::Cbr(_) => FlowRole::Cbr,
             Traffic::Tcp(t) => {
-                let (congestion, sack) = kernel_variant(&requested[i])
-                    .map_err(|m| err(&format!("{path}.variant"), m))?;
+                let (congestion, sack) =
+                    kernel_variant(f.requested).map_err(|m| err(&format!("{path}.variant"), m))?;
                 let src_host = host_index(f.src).expect("TCP endpoints are hosts");
                 let dst_host = host_index(f.dst).expect("TCP endpoints are hosts");
                 match &sack_of_host[src_host] {
@@ -301,7 +353,7 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
                             &format!("{path}.variant"),
                             format!(
                                 "{:?} needs SACK {} but flow {by:?} from the same host {:?} needs it {}; SACK is a setting of the sending host's namespace, so put these flows on different hosts",
-                                requested[i],
+                                f.requested,
                                 if sack { "on" } else { "off" },
                                 hosts[src_host].name,
                                 if *other { "on" } else { "off" },
@@ -310,18 +362,20 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
                     }
                     _ => sack_of_host[src_host] = Some((sack, f.name.clone())),
                 }
-                let options = raw_flows.get(i).and_then(|t| t.get("options"));
-                let initial_window = options
+                let initial_window = (f.options)
                     .and_then(|o| o.get("initial_window"))
                     .map(|_| t.sender.initial_window);
-                let min_rto = options
+                let min_rto = (f.options)
                     .and_then(|o| o.get("min_rto"))
                     .map(|_| t.sender.rto.min);
                 let window = t.sender.receiver_window;
                 let window_bytes = (window != u32::MAX).then(|| window as u64 * t.mss as u64);
                 mtu = mtu.max(t.mss + t.sender.header_bytes);
+                // The simulator's ideal for the scenario's TCP (its profile's initial window
+                // and headers): the kernel's flows are measured against the same yardstick.
+                ideal_fct = paths.ideal_fct(&routes, f.src, f.dst, t);
                 FlowRole::Tcp(KernelTcp {
-                    requested: requested[i].clone(),
+                    requested: f.requested.to_string(),
                     congestion,
                     sack,
                     src_host,
@@ -337,12 +391,13 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
             }
         };
         flows.push(FlowPlan {
-            name: f.name.clone(),
+            name: f.name,
             src: f.src,
             dst: f.dst,
-            start,
-            stop: f.stop.map(|s| SimTime::ZERO + s),
+            start: f.start,
+            stop: f.stop,
             role,
+            ideal_fct,
         });
     }
     check_routes(&flows, &hosts)?;
@@ -357,7 +412,6 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
             format!("mss + header_bytes of {mtu} bytes exceeds the largest IPv4 datagram (65535)"),
         ));
     }
-    let stop_at = SimTime::ZERO + scenario.duration.unwrap_or(scenario.time_limit);
     Ok(Plan {
         stop_when_finished: scenario.duration.is_none(),
         scenario,
@@ -366,7 +420,42 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
         mtu,
         stop_at,
         notes,
+        workload_variants: requested.workloads.clone(),
     })
+}
+
+/// The flows the scenario's workloads start before `end`, as the simulator draws them
+/// (its own generators, [`drawn_flows`]), each checked to fit: names that can name
+/// namespaces, and no more than [`MAX_FLOWS`] flows in all, each a real connection.
+fn workload_flows(scenario: &Scenario, end: SimTime) -> Result<Vec<DrawnFlow>, PlanError> {
+    if scenario.workloads.is_empty() {
+        return Ok(Vec::new());
+    }
+    let room = MAX_FLOWS - scenario.flows.len();
+    let drawn = drawn_flows(scenario, end, room + 1);
+    if drawn.len() > room {
+        // Name the workload that takes the most of them.
+        let mut counts = vec![0usize; scenario.workloads.len()];
+        for d in &drawn {
+            counts[d.workload] += 1;
+        }
+        let (w, _) = (counts.iter().enumerate())
+            .max_by_key(|&(w, &n)| (n, std::cmp::Reverse(w)))
+            .expect("a workload");
+        let name = &scenario.workloads[w].name;
+        return Err(err(
+            &format!("workload[{w}].max_flows"),
+            format!(
+                "the workloads start more than {room} flows before the run ends ({name:?} {} of the first {}); renolab emulate runs at most {MAX_FLOWS} flows in all, [[flow]] tables included, each a real kernel connection: set max_flows, an earlier stop, or a lower load or rate",
+                counts[w],
+                drawn.len()
+            ),
+        ));
+    }
+    for d in &drawn {
+        safe_name(&d.name).map_err(|m| err(&format!("workload[{}].name", d.workload), m))?;
+    }
+    Ok(drawn)
 }
 
 /// Per-route settings (initial window, minimum RTO) are set once for a (sender, receiver)
@@ -431,16 +520,24 @@ pub fn kernel_variant(name: &str) -> Result<(String, bool), String> {
     }
 }
 
-/// The document with what renolab's parser does not know (yet) replaced: flow variants not
-/// registered (`registry::names()`) by `reno`, profiles outside [`PROFILES`] by `rfc`. Returns it and
-/// each flow's variant as written. The emulator only needs the parser for links, flows'
-/// endpoints and timing; the kernel runs the real variant.
+/// Each TCP table's variant as the scenario wrote it.
+struct Requested {
+    /// Per `[[flow]]` (constant-bit-rate ones included).
+    flows: Vec<String>,
+    /// Per `[[workload]]`.
+    workloads: Vec<String>,
+}
+
+/// The document with what renolab's parser does not know (yet) replaced: variants of flows
+/// and workloads not registered (`registry::names()`) by `reno`, profiles outside
+/// [`PROFILES`] by `rfc`. Returns it and each table's variant as written. The emulator only
+/// needs the parser for links, flows' endpoints and timing; the kernel runs the real
+/// variant.
 fn simulator_compatible(
     doc: &Value,
     notes: &mut Vec<String>,
-) -> Result<(Value, Vec<String>), PlanError> {
+) -> Result<(Value, Requested), PlanError> {
     let mut doc = doc.clone();
-    let mut requested = Vec::new();
     let replace_profile = |t: &mut Value, path: &str, notes: &mut Vec<String>| {
         if let Some(Value::String(p)) = t.get("profile") {
             if !PROFILES.contains(&p.as_str()) && safe_name(p).is_ok() {
@@ -454,14 +551,24 @@ fn simulator_compatible(
     if let Some(sim) = doc.get_mut("simulation") {
         replace_profile(sim, "simulation", notes);
     }
-    if let Some(flows) = doc.get_mut("flow") {
-        let list: Vec<&mut Value> = match flows {
+    let mut requested = Requested {
+        flows: Vec::new(),
+        workloads: Vec::new(),
+    };
+    for (key, out) in [
+        ("flow", &mut requested.flows),
+        ("workload", &mut requested.workloads),
+    ] {
+        let Some(tables) = doc.get_mut(key) else {
+            continue;
+        };
+        let list: Vec<&mut Value> = match tables {
             Value::Array(a) => a.iter_mut().collect(),
             table @ Value::Object(_) => vec![table],
             _ => Vec::new(),
         };
         for (i, f) in list.into_iter().enumerate() {
-            let path = format!("flow[{i}]");
+            let path = format!("{key}[{i}]");
             replace_profile(f, &path, notes);
             let kind = f.get("kind").and_then(Value::as_str).unwrap_or("tcp");
             let variant = match f.get("variant") {
@@ -478,7 +585,7 @@ fn simulator_compatible(
                 kernel_variant(&variant).map_err(|m| err(&format!("{path}.variant"), m))?;
                 f["variant"] = Value::String("reno".into());
             }
-            requested.push(variant);
+            out.push(variant);
         }
     }
     Ok((doc, requested))

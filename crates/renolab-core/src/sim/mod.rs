@@ -20,7 +20,7 @@ mod endpoints;
 pub mod network;
 mod results;
 mod run;
-mod workload;
+pub mod workload;
 
 pub use audit::InvariantViolation;
 pub use build::link_dirs;

@@ -64,11 +64,6 @@ pub fn run_with(
         return Ok(sim.run_monitored(monitor)?.0);
     }
     let pcap = match &traces.pcap_dir {
-        Some(_) if !scenario.workloads.is_empty() => {
-            return Err(RunError::Output(
-                "pcap: a scenario with a [[workload]] cannot write pcap files yet (its flows are created during the run); leave out --pcap".into(),
-            ))
-        }
         Some(dir) => {
             let names = scenario.links.iter().map(|l| l.name.as_str());
             crate::trace::pcap::check_file_names(
@@ -113,33 +108,26 @@ fn check_trace_sizes(scenario: &Scenario, traces: &TraceRequest) -> Result<(), R
 fn pcap_set(scenario: &Scenario, dir: &std::path::Path) -> Result<PcapSet, String> {
     use crate::packet::headers::UDP_IP_HEADER_BYTES;
     use crate::scenario::Traffic;
-    use crate::trace::pcap::{flow_source, node_ip, TCP_SERVER_PORT, UDP_SINK_PORT};
+    use crate::trace::pcap::{flow_source, node_ip, UDP_SINK_PORT};
     let flows = scenario
         .flows
         .iter()
         .enumerate()
-        .map(|(index, flow)| {
-            let (udp, mss, bytes, header_bytes, sack) = match &flow.traffic {
-                Traffic::Tcp(t) => (
-                    false,
-                    t.mss,
-                    t.bytes,
-                    t.sender.header_bytes,
-                    t.receiver.sack,
-                ),
-                Traffic::Cbr(c) => (true, c.packet_bytes, None, UDP_IP_HEADER_BYTES, false),
-            };
-            let (src_ip, src_port) = flow_source(index, flow.src);
-            PcapFlow {
-                src_ip,
-                dst_ip: node_ip(flow.dst),
-                src_port,
-                dst_port: if udp { UDP_SINK_PORT } else { TCP_SERVER_PORT },
-                udp,
-                mss,
-                bytes,
-                header_bytes,
-                sack,
+        .map(|(index, flow)| match &flow.traffic {
+            Traffic::Tcp(t) => pcap_tcp_flow(index as u32, flow.src, flow.dst, t),
+            Traffic::Cbr(c) => {
+                let (src_ip, src_port) = flow_source(index, flow.src);
+                PcapFlow {
+                    src_ip,
+                    dst_ip: node_ip(flow.dst),
+                    src_port,
+                    dst_port: UDP_SINK_PORT,
+                    udp: true,
+                    mss: c.packet_bytes,
+                    bytes: None,
+                    header_bytes: UDP_IP_HEADER_BYTES,
+                    sack: false,
+                }
             }
         })
         .collect();
@@ -148,6 +136,24 @@ fn pcap_set(scenario: &Scenario, dir: &std::path::Path) -> Result<PcapSet, Strin
     let media: Vec<String> = scenario.media.iter().map(|m| m.name.clone()).collect();
     set.add_media(dir, &media)?;
     Ok(set)
+}
+
+/// What a capture needs of TCP flow `id` from `src` to `dst` (a `[[flow]]`'s, or a
+/// workload's at its arrival).
+pub(super) fn pcap_tcp_flow(id: u32, src: u32, dst: u32, t: &crate::scenario::TcpSpec) -> PcapFlow {
+    use crate::trace::pcap::{flow_source, node_ip, TCP_SERVER_PORT};
+    let (src_ip, src_port) = flow_source(id as usize, src);
+    PcapFlow {
+        src_ip,
+        dst_ip: node_ip(dst),
+        src_port,
+        dst_port: TCP_SERVER_PORT,
+        udp: false,
+        mss: t.mss,
+        bytes: t.bytes,
+        header_bytes: t.sender.header_bytes,
+        sack: t.receiver.sack,
+    }
 }
 
 /// Why a run could not complete.

@@ -51,8 +51,78 @@ struct Generator {
 pub(super) struct Arrival {
     /// The flow, built and not started.
     pub(super) flow: Flow,
+    /// Its TCP (`bytes` its size), for a capture's headers.
+    pub(super) tcp: TcpSpec,
     /// When the workload's next flow arrives, if one does.
     pub(super) next: Option<SimTime>,
+}
+
+/// What a workload's generator draws at one arrival.
+struct Draw {
+    /// The flow's name, `<workload>-<n>`.
+    name: String,
+    /// Its endpoints.
+    ends: (u32, u32),
+    /// Its TCP, `bytes` its size.
+    tcp: TcpSpec,
+    /// When the workload's next flow arrives, if one does.
+    next: Option<SimTime>,
+}
+
+/// A flow a workload creates, as a run draws it: the flows of a scenario's workloads are
+/// known before the run (each workload's stream draws nothing else), which is how
+/// `renolab emulate` starts the same flows in real kernels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DrawnFlow {
+    /// Index of its workload in the scenario.
+    pub workload: usize,
+    /// Its name, `<workload>-<n>`.
+    pub name: String,
+    /// When it arrives (its application starts).
+    pub arrival: SimTime,
+    /// Source node.
+    pub src: u32,
+    /// Destination node.
+    pub dst: u32,
+    /// Its TCP, `bytes` its drawn size.
+    pub tcp: TcpSpec,
+}
+
+/// The first `at_most` flows the workloads of `scenario` create before `end`, in the order
+/// they arrive (the order of their ids in a simulation), drawn by the simulation's own
+/// generators.
+pub fn drawn_flows(scenario: &Scenario, end: SimTime, at_most: usize) -> Vec<DrawnFlow> {
+    let mut generators: Vec<Generator> = (scenario.workloads.iter())
+        .map(|w| Generator::new(scenario.seed, w))
+        .collect();
+    let mut next: Vec<Option<SimTime>> = (generators.iter_mut())
+        .zip(&scenario.workloads)
+        .map(|(g, w)| g.next_after(SimTime::ZERO + w.start))
+        .collect();
+    let mut out = Vec::new();
+    while out.len() < at_most {
+        // The earliest arrival; of equal ones, the first workload's.
+        let Some((w, at)) = (next.iter().enumerate())
+            .filter_map(|(w, t)| t.map(|t| (w, t)))
+            .min_by_key(|&(w, t)| (t, w))
+        else {
+            break;
+        };
+        if at >= end {
+            break;
+        }
+        let draw = generators[w].draw(at);
+        next[w] = draw.next;
+        out.push(DrawnFlow {
+            workload: w,
+            name: draw.name,
+            arrival: at,
+            src: draw.ends.0,
+            dst: draw.ends.1,
+            tcp: draw.tcp,
+        });
+    }
+    out
 }
 
 /// The workloads of a run, and the flows they created.
@@ -118,22 +188,16 @@ impl Workloads {
 
     /// Workload `w`'s flow arriving at `now`, numbered `id`, over `routes`.
     pub(super) fn arrive(&mut self, routes: &Routes, w: usize, now: SimTime, id: u32) -> Arrival {
-        let g = &mut self.generators[w];
-        let n = g.created;
-        g.created += 1;
-        let bytes = g.sizes.draw(&mut g.rng);
-        let (src, dst) = g.pairs.draw(&mut g.rng);
-        let more = g.max_flows.is_none_or(|m| g.created < m);
-        let next = if more { g.next_after(now) } else { None };
-        let name = format!("{}-{n}", g.name);
-        let tcp = TcpSpec {
-            bytes: Some(bytes),
-            ..g.tcp.clone()
-        };
-        let ideal_fct = self.paths.ideal_fct(routes, src, dst, &tcp);
-        let mut flow = build::workload_flow(self.seed, id, name, (src, dst), now, &tcp);
+        let Draw {
+            name,
+            ends,
+            tcp,
+            next,
+        } = self.generators[w].draw(now);
+        let ideal_fct = self.paths.ideal_fct(routes, ends.0, ends.1, &tcp);
+        let mut flow = build::workload_flow(self.seed, id, name, ends, now, &tcp);
         flow.ideal_fct = ideal_fct;
-        Arrival { flow, next }
+        Arrival { flow, tcp, next }
     }
 
     /// Takes a slot for new flow `id` (the next id: ids are given in order).
@@ -174,6 +238,11 @@ impl<T: Tracer> Simulation<T> {
 
         let id = self.network.add_flow();
         let arrival = (self.workloads).arrive(self.network.routes(), w as usize, now, id);
+        if T::ENABLED {
+            let (src, dst) = (arrival.flow.src, arrival.flow.dst);
+            let capture = super::run::pcap_tcp_flow(id, src, dst, &arrival.tcp);
+            self.tracer.flow_added(id, capture);
+        }
         match arrival.next {
             Some(at) => self
                 .sched
@@ -226,6 +295,26 @@ impl Generator {
             max_flows: w.max_flows,
             rng: RngStream::derive(seed, &format!("workload/{}", w.name)),
             created: 0,
+        }
+    }
+
+    /// The flow arriving at `now`: its size, its pair and the gap to the next arrival, in
+    /// this order from the workload's stream (docs/workloads.md, "Random streams").
+    fn draw(&mut self, now: SimTime) -> Draw {
+        let n = self.created;
+        self.created += 1;
+        let bytes = self.sizes.draw(&mut self.rng);
+        let ends = self.pairs.draw(&mut self.rng);
+        let more = self.max_flows.is_none_or(|m| self.created < m);
+        let next = if more { self.next_after(now) } else { None };
+        Draw {
+            name: format!("{}-{n}", self.name),
+            ends,
+            tcp: TcpSpec {
+                bytes: Some(bytes),
+                ..self.tcp.clone()
+            },
+            next,
         }
     }
 
@@ -290,14 +379,15 @@ impl PathFacts {
 /// smallest delay and highest rate; and the facts of each pair's path, once found. A route
 /// that crosses a shared medium has no facts (no ideal time is given then).
 #[derive(Debug, Default)]
-pub(super) struct Paths {
+pub struct Paths {
     /// Per link direction: (far end, smallest delay ns, highest rate).
     dirs: Vec<(u32, u64, BitsPerSec)>,
     found: HashMap<(u32, u32), Option<PathFacts>>,
 }
 
 impl Paths {
-    pub(super) fn new(scenario: &Scenario) -> Self {
+    /// The view of the network of `scenario`.
+    pub fn new(scenario: &Scenario) -> Self {
         let n = scenario.links.len() as u32 * crate::net::DIRS_PER_LINK as u32;
         let dirs = (0..n)
             .map(|d| {
@@ -340,7 +430,7 @@ impl Paths {
     }
 
     /// The ideal completion time of TCP transfer `t` from `src` to `dst`.
-    pub(super) fn ideal_fct(
+    pub fn ideal_fct(
         &mut self,
         routes: &Routes,
         src: u32,

@@ -226,6 +226,10 @@ pub trait Tracer {
     /// captures). Ignored unless a tracer records it.
     #[inline(always)]
     fn air_frame(&mut self, _medium: u32, _frame: &AirFrame, _from: u32, _to: u32) {}
+    /// Flow `flow` was created during the run (a workload's: ids follow one another), with
+    /// what a capture needs to write its headers.
+    #[inline(always)]
+    fn flow_added(&mut self, _flow: u32, _capture: PcapFlow) {}
 }
 
 /// Records nothing, costs nothing.
@@ -634,6 +638,12 @@ impl Tracer for Recorder {
     fn air_frame(&mut self, medium: u32, frame: &AirFrame, from: u32, to: u32) {
         if let Some(pcap) = &mut self.pcap {
             pcap.record_air(medium, frame, from, to);
+        }
+    }
+
+    fn flow_added(&mut self, flow: u32, capture: PcapFlow) {
+        if let Some(pcap) = &mut self.pcap {
+            pcap.add_flow(flow, capture);
         }
     }
 

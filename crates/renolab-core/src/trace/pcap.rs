@@ -270,6 +270,18 @@ impl PcapSet {
         })
     }
 
+    /// Flow `flow`, created during the run, sends `capture`'s packets (flows are added in
+    /// the order of their ids, after those given to [`PcapSet::create`]).
+    pub fn add_flow(&mut self, flow: u32, capture: PcapFlow) {
+        debug_assert_eq!(
+            flow as usize,
+            self.flows.len(),
+            "flows are added in id order"
+        );
+        self.flows.push(capture);
+        self.ip_id.push(0);
+    }
+
     /// Also creates `<dir>/<medium name>.pcap` for every medium in `media`, in order.
     pub fn add_media(&mut self, dir: &std::path::Path, media: &[String]) -> Result<(), String> {
         for name in media {

@@ -74,6 +74,8 @@ struct App {
     traced: Option<(u32, u32)>,
     traced_rtt: Option<u32>,
     traced_cc: Option<CcState>,
+    /// Sampled after the receiver read the whole transfer: not sampled again.
+    sampled_last: bool,
 }
 
 /// The `cwnd`, `rtt` and `cc` traces, fed from `TCP_INFO` (and `TCP_CC_INFO`).
@@ -108,6 +110,7 @@ pub fn run(
             traced: None,
             traced_rtt: None,
             traced_cc: None,
+            sampled_last: false,
         })
         .collect();
     let zeros = vec![0u8; CHUNK];
@@ -129,11 +132,13 @@ pub fn run(
                 a.state = State::Sent; // stop offering data; the connection lives on
             }
         }
-        // Sample on a fixed grid.
+        // Sample on a fixed grid, a finished transfer one last time: a workload's hundreds
+        // of finished flows would otherwise cost a system call each every interval.
         if t.0 >= next_sample {
-            for (i, a) in apps.iter_mut().enumerate() {
-                if matches!(a.state, State::Sending | State::Sent) {
-                    sample(a, i as u32, t, traces);
+            for a in apps.iter_mut() {
+                if matches!(a.state, State::Sending | State::Sent) && !a.sampled_last {
+                    sample(a, a.s.flow, t, traces);
+                    a.sampled_last = a.out.finished.is_some();
                 }
             }
             next_sample = (t.0 / interval_ns + 1) * interval_ns;
@@ -141,7 +146,8 @@ pub fn run(
         fds.clear();
         owners.clear();
         for (i, a) in apps.iter().enumerate() {
-            if a.server.is_none() {
+            // A listener has nothing to accept before its flow connects.
+            if a.server.is_none() && a.state != State::Waiting {
                 fds.push(pollfd(&a.s.listener, libc::POLLIN));
                 owners.push((i, 0));
             }

@@ -185,9 +185,9 @@ impl Driver {
         timing: Timing,
     ) -> Self {
         let sc = &plan.scenario;
-        // One more flow than the scenario's: stray packets are counted as the last
-        // (a plan has no media: links are all there is).
-        let network = Network::new(sim::link_dirs(sc), sc.nodes.len(), sc.flows.len() + 1);
+        // One more flow than the plan's: stray packets are counted as the last (a plan
+        // has no media: links are all there is).
+        let network = Network::new(sim::link_dirs(sc), sc.nodes.len(), plan.flows.len() + 1);
         let mut tun_of_node = vec![None; sc.nodes.len()];
         let mut host_fds = Vec::new();
         for (h, &fd) in plan.hosts.iter().zip(tuns) {
@@ -198,15 +198,17 @@ impl Driver {
         let mut cbr = Vec::new();
         let mut flows = Vec::new();
         let mut flow_ips = Vec::new();
-        for (i, (f, spec)) in plan.flows.iter().zip(&sc.flows).enumerate() {
+        // The scenario's flows, then the workloads' (all TCP).
+        let traffic = |i: usize| sc.flows.get(i).map(|spec| &spec.traffic);
+        for (i, f) in plan.flows.iter().enumerate() {
             let mut track = FlowTrack::default();
-            match (&f.role, &spec.traffic) {
+            match (&f.role, traffic(i)) {
                 (FlowRole::Tcp(t), _) => {
                     track.segment_bytes = t.mss;
                     flow_ips.push((node_ip(f.src), node_ip(f.dst), t.src_port));
                     cbr.push(None);
                 }
-                (FlowRole::Cbr, Traffic::Cbr(c)) => {
+                (FlowRole::Cbr, Some(Traffic::Cbr(c))) => {
                     let rng = RngStream::derive(sc.seed, &format!("flow/{}", f.name));
                     cbr.push(Some(Cbr {
                         source: CbrSource::new(*c, rng),
@@ -218,7 +220,7 @@ impl Driver {
                         sched.schedule(stop, Event::FlowStop { flow: i as u32 });
                     }
                 }
-                (FlowRole::Cbr, Traffic::Tcp(_)) => unreachable!("plan follows the scenario"),
+                (FlowRole::Cbr, _) => unreachable!("plan follows the scenario"),
             }
             flows.push(track);
         }

@@ -120,6 +120,13 @@ fn preflight(plan: &Plan, request: &Request) -> Result<Vec<String>, EmuError> {
     if let Some(reason) = unsupported_reason() {
         return Err(EmuError::Unsupported(reason));
     }
+    // Three descriptors per TCP flow (listener, sender, accepted receiver), one TUN device
+    // and namespace file per host, and room for the rest of the process.
+    let tcp = (plan.flows.iter())
+        .filter(|f| matches!(f.role, FlowRole::Tcp(_)))
+        .count() as u64;
+    sys::reserve_open_files(3 * tcp + 2 * plan.hosts.len() as u64 + 256)
+        .map_err(|e| EmuError::Unsupported(e.to_string()))?;
     Ok(available)
 }
 
@@ -553,8 +560,10 @@ fn collect(
                 end,
             );
             row.start = f.start;
+            row.ideal_fct = f.ideal_fct;
             match &f.role {
-                FlowRole::Tcp(_) => {
+                FlowRole::Tcp(t) => {
+                    row.size_bytes = t.bytes;
                     row.first_send = track.first_data;
                     row.segments_sent = track.segments_sent;
                     if let Some(o) = &outcomes[i] {

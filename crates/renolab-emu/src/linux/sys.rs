@@ -502,3 +502,35 @@ pub fn kernel_release() -> String {
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "unknown".to_string())
 }
+
+/// Makes room for `needed` open files in this process (`RLIMIT_NOFILE`): raises the soft
+/// limit up to the hard one if it is lower. Fails, saying what is needed, if the hard
+/// limit is.
+pub fn reserve_open_files(needed: u64) -> io::Result<()> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, writable rlimit.
+    check(
+        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) },
+        "getrlimit",
+    )?;
+    let needed_rlim = needed as libc::rlim_t;
+    if limit.rlim_cur >= needed_rlim {
+        return Ok(());
+    }
+    if limit.rlim_max < needed_rlim {
+        return Err(io::Error::other(format!(
+            "the emulation needs {needed} open files and this process may open {} (ulimit -Hn)",
+            limit.rlim_max
+        )));
+    }
+    limit.rlim_cur = needed_rlim;
+    // SAFETY: `limit` is a valid rlimit, its soft limit below its hard one.
+    check(
+        unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) },
+        "setrlimit",
+    )
+    .map(|_| ())
+}
