@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--variants", nargs="+", default=["cubic", "bbr"])
+    p.add_argument("--paths", nargs="+", default=["cellular", "LEO"], help="paths by the start of their label")
+    p.add_argument("--first-seed", type=int, default=1)
     args = p.parse_args(argv)
     reason = unsupported_reason()
     if reason is not None:
@@ -73,11 +75,14 @@ def main(argv: list[str] | None = None) -> int:
     print("| path | variant | figure | Linux | renolab | diff | target |")
     print("|---|---|---|---|---|---|---|")
     for label, path, link in PATHS:
+        if not any(label.startswith(p) for p in args.paths):
+            continue
         for variant in args.variants:
             kernel: list[tuple[float, float]] = []
             sim: list[tuple[float, float]] = []
             for i in range(args.runs):
-                s = scenario(path, variant, args.seconds).with_seed(1 + i)
+                seed = args.first_seed + i
+                s = scenario(path, variant, args.seconds).with_seed(seed)
                 with tempfile.TemporaryDirectory() as k_dir, tempfile.TemporaryDirectory() as s_dir:
                     emulated = emulate(s, trace="hops", trace_dir=k_dir)
                     k = figures(emulated, link)
@@ -86,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                     r = figures(simulated.run(trace="hops", trace_dir=s_dir), link)
                 kernel.append(k)
                 sim.append(r)
-                print(f"{label}, {variant}, seed {1 + i}: kernel {k[0]:.3f} Mb/s {k[1]:.2f} ms "
+                print(f"{label}, {variant}, seed {seed}: kernel {k[0]:.3f} Mb/s {k[1]:.2f} ms "
                       f"(deliveries late by p99 {late['p99_us']:.0f} us, max {late['max_us']:.0f} us), "
                       f"renolab {r[0]:.3f} Mb/s {r[1]:.2f} ms", file=sys.stderr)
             for j, (name, target) in enumerate((("goodput (Mb/s)", 5.0), ("mean queueing delay (ms)", 15.0))):
