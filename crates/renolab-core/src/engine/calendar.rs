@@ -1,0 +1,194 @@
+//! The far side of the scheduler once many events are pending: a calendar queue (R. Brown,
+//! "Calendar queues", CACM 31(10), 1988) in front of the near-future heap.
+//!
+//! Time is cut into slots of `2^shift` ns. The slot being worked through lives in the
+//! scheduler's small binary heap; the next `slots - 1` slots are buckets of unsorted keys
+//! (one push each, no ordering work until the bucket is reached); anything later waits in an
+//! overflow heap (retransmission timers, mostly) and moves into its bucket when the window
+//! reaches it. A bitmap of non-empty buckets skips empty slots a word at a time. When the
+//! near heap runs dry, the next non-empty bucket becomes the near heap (one O(n) heapify).
+//!
+//! Keys are the scheduler's `u128`s (`time << 64 | seq << 24 | event`), so the order is the
+//! heap's exactly: the heap always holds every key earlier than any bucket's, and inside the
+//! heap the full key decides. Equal times fall in one slot, hence in one heap.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Aim for about this many keys in the near heap when a bucket is loaded: a heap of 8 to 16
+/// entries pops in three or four levels, what the one-flow dumbbell pays today.
+const TARGET_PER_SLOT: u64 = 8;
+/// Fewest and most slots in the window (powers of two; the bitmap wants at least 64).
+const MIN_SLOTS: usize = 64;
+const MAX_SLOTS: usize = 1 << 14;
+
+/// The buckets and the overflow of a calendar queue; see the module documentation.
+#[derive(Debug)]
+pub(super) struct Calendar {
+    /// Slot width is `1 << shift` ns.
+    shift: u32,
+    /// Absolute slot (time >> shift) whose keys are in the near heap.
+    current: u64,
+    /// `slots - 1`: bucket index of an absolute slot is `slot & mask`.
+    mask: u64,
+    buckets: Vec<Vec<u128>>,
+    /// Bit `i` set when `buckets[i]` is non-empty.
+    occupied: Vec<u64>,
+    /// Keys at or beyond `current + slots`.
+    overflow: BinaryHeap<Reverse<u128>>,
+    /// Keys in buckets and overflow.
+    len: usize,
+}
+
+/// Where a key goes: the near heap, or somewhere in the calendar.
+pub(super) enum Placed {
+    Near,
+    Calendar,
+}
+
+#[inline]
+fn time_of(key: u128) -> u64 {
+    (key >> 64) as u64
+}
+
+impl Calendar {
+    /// A calendar for `keys` (sorted ascending, all at or after `now`), with slots sized
+    /// from how densely they crowd the near future. Keys of the current slot are returned in
+    /// `near`; the rest are placed.
+    pub(super) fn build(keys: &[u128], now: u64, near: &mut Vec<u128>) -> Calendar {
+        let n = keys.len();
+        // Density near `now`: the k-th key's distance, k a few target heaps in.
+        let k = (4 * TARGET_PER_SLOT as usize).min(n - 1).max(1);
+        let reach = time_of(keys[k.min(n - 1)]).saturating_sub(now).max(1);
+        let width = (reach.saturating_mul(TARGET_PER_SLOT) / k as u64).max(1);
+        let shift = 63 - width.leading_zeros();
+        // The window covers three quarters of the keys, within bounds.
+        let span = time_of(keys[n * 3 / 4]).saturating_sub(now) >> shift;
+        let slots = ((span + 2).next_power_of_two() as usize).clamp(MIN_SLOTS, MAX_SLOTS);
+        let mut cal = Calendar {
+            shift,
+            current: now >> shift,
+            mask: slots as u64 - 1,
+            buckets: vec![Vec::new(); slots],
+            occupied: vec![0; slots / 64],
+            overflow: BinaryHeap::new(),
+            len: 0,
+        };
+        for &key in keys {
+            if let Placed::Near = cal.place(key) {
+                near.push(key);
+            }
+        }
+        cal
+    }
+
+    /// First time after the current slot: keys before it belong in the near heap.
+    pub(super) fn horizon(&self) -> u64 {
+        let end = ((self.current as u128 + 1) << self.shift).min(u64::MAX as u128);
+        end as u64
+    }
+
+    /// Keys in the buckets and the overflow.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Puts `key` in its bucket or the overflow, or says it belongs in the near heap.
+    #[inline]
+    pub(super) fn place(&mut self, key: u128) -> Placed {
+        let slot = time_of(key) >> self.shift;
+        if slot <= self.current {
+            return Placed::Near;
+        }
+        if slot - self.current <= self.mask {
+            let index = (slot & self.mask) as usize;
+            self.buckets[index].push(key);
+            self.occupied[index / 64] |= 1 << (index % 64);
+        } else {
+            self.overflow.push(Reverse(key));
+        }
+        self.len += 1;
+        Placed::Calendar
+    }
+
+    /// Advances to the next slot holding keys and swaps its bucket with the (empty) near
+    /// heap. False when nothing is pending.
+    pub(super) fn advance(&mut self, near: &mut BinaryHeap<Reverse<u128>>) -> bool {
+        debug_assert!(near.is_empty());
+        if let Some(slot) = self.next_occupied() {
+            self.current = slot;
+            let index = (slot & self.mask) as usize;
+            self.occupied[index / 64] &= !(1 << (index % 64));
+            let keys = std::mem::take(&mut self.buckets[index]);
+            self.len -= keys.len();
+            // The near heap's empty allocation goes back to the bucket, so no slot ever
+            // allocates twice for the same load.
+            let keys: Vec<Reverse<u128>> = reverse_all(keys);
+            let spare = std::mem::replace(near, BinaryHeap::from(keys)).into_vec();
+            self.buckets[index] = unreverse_all(spare);
+        } else if let Some(&Reverse(first)) = self.overflow.peek() {
+            self.current = time_of(first) >> self.shift;
+        } else {
+            return false;
+        }
+        // The window moved: overflow keys it now covers go to their buckets (or the heap).
+        while let Some(&Reverse(key)) = self.overflow.peek() {
+            let slot = time_of(key) >> self.shift;
+            if slot - self.current > self.mask {
+                break;
+            }
+            self.overflow.pop();
+            self.len -= 1;
+            if let Placed::Near = self.place(key) {
+                near.push(Reverse(key));
+            }
+        }
+        true
+    }
+
+    /// Time of the earliest key in the calendar (the near heap being empty).
+    pub(super) fn peek_time(&self) -> Option<u64> {
+        let bucket = self.next_occupied().map(|slot| {
+            let keys = &self.buckets[(slot & self.mask) as usize];
+            time_of(*keys.iter().min().expect("occupied bucket"))
+        });
+        bucket.or_else(|| self.overflow.peek().map(|&Reverse(key)| time_of(key)))
+    }
+
+    /// Every key in the calendar, in no order, leaving it empty.
+    pub(super) fn drain_into(&mut self, out: &mut Vec<u128>) {
+        for bucket in &mut self.buckets {
+            out.append(bucket);
+        }
+        out.extend(self.overflow.drain().map(|Reverse(key)| key));
+        self.occupied.fill(0);
+        self.len = 0;
+    }
+
+    /// The nearest slot after the current one whose bucket holds keys.
+    fn next_occupied(&self) -> Option<u64> {
+        let words = self.occupied.len();
+        let start = ((self.current + 1) & self.mask) as usize;
+        let mut w = start / 64;
+        let mut word = self.occupied[w] & (!0u64 << (start % 64));
+        // One more word than there are: the start word again, for its bits below `start`.
+        for _ in 0..=words {
+            if word != 0 {
+                let index = (w * 64) as u64 + word.trailing_zeros() as u64;
+                return Some(self.current + (index.wrapping_sub(self.current) & self.mask));
+            }
+            w = if w + 1 == words { 0 } else { w + 1 };
+            word = self.occupied[w];
+        }
+        None
+    }
+}
+
+/// `Reverse<u128>` is `repr(transparent)`, but a safe map compiles to the same in-place loop.
+fn reverse_all(keys: Vec<u128>) -> Vec<Reverse<u128>> {
+    keys.into_iter().map(Reverse).collect()
+}
+
+fn unreverse_all(keys: Vec<Reverse<u128>>) -> Vec<u128> {
+    keys.into_iter().map(|Reverse(k)| k).collect()
+}
