@@ -15,9 +15,14 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Aim for about this many keys in the near heap when a bucket is loaded: a heap of 8 to 16
-/// entries pops in three or four levels, what the one-flow dumbbell pays today.
-const TARGET_PER_SLOT: u64 = 8;
+/// Aim for about this many events fired per slot. Fewer, and pushes into buckets (and their
+/// later loads) cost more than the shallower near heap saves; on the 1000-flow case of
+/// docs/benchmarks.md (callgrind, 0.6 s) 8 took 925.8 M instructions, 32 877.2 M, 128
+/// 865.6 M, 512 882.1 M. What pays is keeping the far future (arrivals behind long links,
+/// retransmission timers) out of the heap, not a tiny heap.
+const TARGET_PER_SLOT: u64 = 128;
+/// Fewer events than this between two checks say too little about the rate.
+const MIN_EVENTS_FOR_RATE: u64 = 128;
 /// Fewest and most slots in the window (powers of two; the bitmap wants at least 64).
 const MIN_SLOTS: usize = 64;
 const MAX_SLOTS: usize = 1 << 14;
@@ -51,17 +56,30 @@ fn time_of(key: u128) -> u64 {
     (key >> 64) as u64
 }
 
+/// Slot width (as a power of two) at which `events` fired in `elapsed` ns make
+/// [`TARGET_PER_SLOT`] a slot; `None` if too few fired to tell.
+pub(super) fn slot_shift_for_rate(events: u64, elapsed: u64) -> Option<u32> {
+    if events < MIN_EVENTS_FOR_RATE {
+        return None;
+    }
+    let width = (elapsed.saturating_mul(TARGET_PER_SLOT) / events).max(1);
+    Some(63 - width.leading_zeros())
+}
+
+/// Slot width (as a power of two) from how densely `keys` (sorted, at least two) crowd the
+/// near future: the guess before any rate has been measured.
+pub(super) fn slot_shift_for_keys(keys: &[u128], now: u64) -> u32 {
+    let k = (4 * TARGET_PER_SLOT as usize).min(keys.len() - 1).max(1);
+    let reach = time_of(keys[k]).saturating_sub(now).max(1);
+    let width = (reach.saturating_mul(TARGET_PER_SLOT) / k as u64).max(1);
+    63 - width.leading_zeros()
+}
+
 impl Calendar {
-    /// A calendar for `keys` (sorted ascending, all at or after `now`), with slots sized
-    /// from how densely they crowd the near future. Keys of the current slot are returned in
-    /// `near`; the rest are placed.
-    pub(super) fn build(keys: &[u128], now: u64, near: &mut Vec<u128>) -> Calendar {
+    /// A calendar for `keys` (sorted ascending, all at or after `now`) with slots of
+    /// `2^shift` ns. Keys of the current slot are returned in `near`; the rest are placed.
+    pub(super) fn build(keys: &[u128], now: u64, shift: u32, near: &mut Vec<u128>) -> Calendar {
         let n = keys.len();
-        // Density near `now`: the k-th key's distance, k a few target heaps in.
-        let k = (4 * TARGET_PER_SLOT as usize).min(n - 1).max(1);
-        let reach = time_of(keys[k.min(n - 1)]).saturating_sub(now).max(1);
-        let width = (reach.saturating_mul(TARGET_PER_SLOT) / k as u64).max(1);
-        let shift = 63 - width.leading_zeros();
         // The window covers three quarters of the keys, within bounds.
         let span = time_of(keys[n * 3 / 4]).saturating_sub(now) >> shift;
         let slots = ((span + 2).next_power_of_two() as usize).clamp(MIN_SLOTS, MAX_SLOTS);
@@ -82,6 +100,11 @@ impl Calendar {
         cal
     }
 
+    /// Slot width as a power of two.
+    pub(super) fn shift(&self) -> u32 {
+        self.shift
+    }
+
     /// First time after the current slot: keys before it belong in the near heap.
     pub(super) fn horizon(&self) -> u64 {
         let end = ((self.current as u128 + 1) << self.shift).min(u64::MAX as u128);
@@ -94,7 +117,7 @@ impl Calendar {
     }
 
     /// Puts `key` in its bucket or the overflow, or says it belongs in the near heap.
-    #[inline]
+    #[inline(always)]
     pub(super) fn place(&mut self, key: u128) -> Placed {
         let slot = time_of(key) >> self.shift;
         if slot <= self.current {

@@ -161,8 +161,8 @@ pub struct Scheduler {
     near: BinaryHeap<Reverse<u128>>,
     /// Entries at or after this time go to the calendar (`u64::MAX` without one).
     horizon: u64,
-    /// A near heap this long at a check starts the calendar or resizes its slots.
-    near_limit: usize,
+    /// Events fired and the clock at the last check: the event rate sizes the slots.
+    last_check: (u64, u64),
     calendar: Option<Box<calendar::Calendar>>,
     next_seq: u64,
     /// The next insertion number at which [`Scheduler::reserve`] checks the layout (and
@@ -177,7 +177,7 @@ impl Default for Scheduler {
         Scheduler {
             near: BinaryHeap::new(),
             horizon: u64::MAX,
-            near_limit: CALENDAR_AT,
+            last_check: (0, 0),
             calendar: None,
             next_seq: FIRST_AT_INSTANT + 1,
             next_check: CHECK_EVERY,
@@ -256,26 +256,36 @@ impl Scheduler {
 
     /// Every [`CHECK_EVERY`] insertion numbers: renumbers when the numbers run out, starts
     /// the calendar when the heap has grown past [`CALENDAR_AT`], resizes the calendar's
-    /// slots when its near heap has grown past its limit, and drops it when few entries
-    /// are left.
+    /// slots when the event rate has moved fourfold from what they were sized for, and
+    /// drops the calendar when few entries are left.
     #[cold]
     #[inline(never)]
     fn check(&mut self) {
         if self.next_seq == SEQ_LIMIT {
             self.renumber();
         }
-        let few = self.calendar.is_some() && self.pending() < CALENDAR_AT / 4;
-        if self.near.len() >= self.near_limit || few {
-            self.rebuild();
+        let (fired, at) = self.last_check;
+        self.last_check = (self.fired, self.now.0);
+        let measured = calendar::slot_shift_for_rate(self.fired - fired, self.now.0 - at);
+        let rebuild = match &self.calendar {
+            None => self.near.len() >= CALENDAR_AT,
+            Some(cal) => {
+                self.pending() < CALENDAR_AT / 4
+                    || measured.is_some_and(|shift| shift.abs_diff(cal.shift()) >= 2)
+            }
+        };
+        if rebuild {
+            self.rebuild(measured);
         }
         self.next_check = SEQ_LIMIT.min(self.next_seq + CHECK_EVERY);
     }
 
     /// Lays every pending entry out again: one heap when few are pending, else a calendar
-    /// whose slots are sized by how the entries crowd the near future.
+    /// with slots of `2^shift` ns (the measured event rate's), or sized by how the entries
+    /// crowd the near future when no rate is known.
     #[cold]
     #[inline(never)]
-    fn rebuild(&mut self) {
+    fn rebuild(&mut self, shift: Option<u32>) {
         let mut keys: Vec<u128> = std::mem::take(&mut self.near)
             .into_vec()
             .into_iter()
@@ -289,13 +299,10 @@ impl Scheduler {
         if keys.len() < CALENDAR_AT / 2 {
             near = keys;
             self.horizon = u64::MAX;
-            self.near_limit = CALENDAR_AT;
         } else {
-            let cal = calendar::Calendar::build(&keys, self.now.0, &mut near);
+            let shift = shift.unwrap_or_else(|| calendar::slot_shift_for_keys(&keys, self.now.0));
+            let cal = calendar::Calendar::build(&keys, self.now.0, shift, &mut near);
             self.horizon = cal.horizon();
-            // Room to grow before slots are resized again; a burst at one instant cannot
-            // be split by narrower slots, so the limit doubles past it.
-            self.near_limit = CALENDAR_AT.max(2 * near.len());
             self.calendar = Some(Box::new(cal));
         }
         self.near = near.into_iter().map(Reverse).collect();
@@ -367,7 +374,6 @@ impl Scheduler {
         // All in the heap again; the next push past the limit lays out a calendar anew.
         self.near = keys.into_iter().map(Reverse).collect();
         self.horizon = u64::MAX;
-        self.near_limit = CALENDAR_AT;
     }
 }
 
