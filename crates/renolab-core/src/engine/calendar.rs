@@ -82,7 +82,8 @@ impl Calendar {
         let n = keys.len();
         // The window covers three quarters of the keys, within bounds.
         let span = time_of(keys[n * 3 / 4]).saturating_sub(now) >> shift;
-        let slots = ((span + 2).next_power_of_two() as usize).clamp(MIN_SLOTS, MAX_SLOTS);
+        let slots = ((span.min(MAX_SLOTS as u64) + 2).next_power_of_two() as usize)
+            .clamp(MIN_SLOTS, MAX_SLOTS);
         let mut cal = Calendar {
             shift,
             current: now >> shift,
