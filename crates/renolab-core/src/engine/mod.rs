@@ -568,21 +568,34 @@ mod tests {
         assert!(!slot.fire(SimTime(50)), "consumed");
     }
     /// Drives the scheduler and a plain `BinaryHeap` of the same keys through the same
-    /// schedules and pops: every pop must agree, whatever layout the scheduler is in.
+    /// schedules and pops: every pop must agree, whatever layout the scheduler is in. The
+    /// events are a flow's start, a workload's arrival (the tenth kind) and a trace-driven
+    /// link's opportunity ([`Event::TxEnd`] at [`FIRST_AT_INSTANT`], which goes before
+    /// everything else at its instant, ties among them by link direction).
     fn agrees_with_a_binary_heap(ops: &[(u8, u64, u32)], spread: u64) {
         let mut s = Scheduler::new();
-        let mut reference: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
+        // (time, insertion number, event code): the order the scheduler promises.
+        let mut reference: BinaryHeap<Reverse<(u64, u64, u64)>> = BinaryHeap::new();
         let mut reserved: Vec<u64> = Vec::new();
         let mut next = FIRST_AT_INSTANT + 1;
-        for &(op, offset, flow) in ops {
+        let popped = |entry: Option<Reverse<(u64, u64, u64)>>| {
+            entry.map(|Reverse((t, _, code))| (SimTime(t), Event::decode(code)))
+        };
+        for &(op, offset, index) in ops {
             let now = s.now().0;
             // Some offsets collide on purpose: equal times must keep insertion order.
             let at = now + offset % spread;
-            let flow = flow % 1000;
-            match op % 8 {
+            let event = if index % 4 == 0 {
+                Event::WorkloadArrival {
+                    workload: index % 7,
+                }
+            } else {
+                Event::FlowStart { flow: index % 1000 }
+            };
+            match op % 10 {
                 0..=3 => {
-                    s.schedule(SimTime(at), Event::FlowStart { flow });
-                    reference.push(Reverse((at, next, flow)));
+                    s.schedule(SimTime(at), event);
+                    reference.push(Reverse((at, next, event.encode())));
                     next += 1;
                 }
                 4 => {
@@ -591,21 +604,24 @@ mod tests {
                 }
                 5 if !reserved.is_empty() => {
                     let seq = reserved.remove(offset as usize % reserved.len());
-                    s.schedule_reserved(SimTime(at), seq, Event::FlowStart { flow });
-                    reference.push(Reverse((at, seq, flow)));
+                    s.schedule_reserved(SimTime(at), seq, event);
+                    reference.push(Reverse((at, seq, event.encode())));
+                }
+                6 => {
+                    let opportunity = Event::TxEnd { dir: index % 5 };
+                    s.schedule_reserved(SimTime(at), FIRST_AT_INSTANT, opportunity);
+                    reference.push(Reverse((at, FIRST_AT_INSTANT, opportunity.encode())));
                 }
                 _ => {
-                    let expected = reference.pop().map(|Reverse((t, _, f))| {
-                        (SimTime(t), Event::FlowStart { flow: f })
-                    });
+                    let expected = popped(reference.pop());
                     assert_eq!(s.peek_time(), expected.map(|(t, _)| t));
                     assert_eq!(s.pop(), expected);
                 }
             }
             assert_eq!(s.pending(), reference.len());
         }
-        while let Some(Reverse((t, _, f))) = reference.pop() {
-            assert_eq!(s.pop(), Some((SimTime(t), Event::FlowStart { flow: f })));
+        while let Some(entry) = reference.pop() {
+            assert_eq!(s.pop(), popped(Some(entry)));
         }
         assert_eq!(s.pop(), None);
     }
@@ -622,8 +638,16 @@ mod tests {
             let ops: Vec<(u8, u64, u32)> = (0..len)
                 .map(|i| {
                     let r = rng.next_u64();
-                    let op = if i < len / 3 { (r % 6) as u8 } else { (r % 8) as u8 };
-                    let offset = if r >> 60 == 0 { rng.next_u64() } else { rng.next_u64() % 4096 };
+                    let op = if i < len / 3 {
+                        (r % 7) as u8
+                    } else {
+                        (r % 10) as u8
+                    };
+                    let offset = if r >> 60 == 0 {
+                        rng.next_u64()
+                    } else {
+                        rng.next_u64() % 4096
+                    };
                     (op, offset, (r >> 32) as u32)
                 })
                 .collect();
@@ -635,9 +659,15 @@ mod tests {
     fn many_equal_times_keep_insertion_order_in_the_calendar() {
         let mut s = Scheduler::new();
         for flow in 0..5 * CALENDAR_AT as u32 {
-            s.schedule(SimTime(1_000 + (flow as u64 % 3) * 5_000_000), Event::FlowStart { flow });
+            s.schedule(
+                SimTime(1_000 + (flow as u64 % 3) * 5_000_000),
+                Event::FlowStart { flow },
+            );
         }
-        assert!(s.calendar.is_some(), "past the threshold the calendar is in use");
+        assert!(
+            s.calendar.is_some(),
+            "past the threshold the calendar is in use"
+        );
         let mut last = (SimTime::ZERO, 0);
         while let Some((t, Event::FlowStart { flow })) = s.pop() {
             if t == last.0 {
@@ -652,11 +682,15 @@ mod tests {
     fn renumbering_with_a_calendar_keeps_the_order() {
         let mut s = Scheduler::new();
         for flow in 0..2_000u32 {
-            s.schedule(SimTime((flow as u64 * 7_919) % 100_000), Event::FlowStart { flow });
+            s.schedule(
+                SimTime((flow as u64 * 7_919) % 100_000),
+                Event::FlowStart { flow },
+            );
         }
         assert!(s.calendar.is_some());
-        let mut expected: Vec<(u64, u32)> =
-            (0..2_000u32).map(|f| ((f as u64 * 7_919) % 100_000, f)).collect();
+        let mut expected: Vec<(u64, u32)> = (0..2_000u32)
+            .map(|f| ((f as u64 * 7_919) % 100_000, f))
+            .collect();
         expected.sort();
         s.next_seq = SEQ_LIMIT;
         s.next_check = SEQ_LIMIT;
