@@ -38,6 +38,11 @@ def _row(text: str, start: str) -> str:
     return matches[0]
 
 
+def _cells(row: str) -> list[str]:
+    """The cells of a table row (columns are two or more spaces apart)."""
+    return re.split(r"\s{2,}", row)
+
+
 def test_the_bdp_buffer_is_1667_packets_at_1_gbps():
     assert bench.bdp_packets(1_000_000_000) == 1667
     assert bench.bdp_packets(10_000_000_000) == 16667
@@ -121,6 +126,17 @@ def test_the_ns2_script_delivers_what_renolab_delivers():
     assert ns2.delivered > 10_000
     assert abs(ours.delivered - ns2.delivered) <= 0.02 * ns2.delivered
     assert ours.peak_rss_bytes is None or ours.peak_rss_bytes > 0
+
+
+def test_a_measured_run_counts_every_packet_put_on_every_link():
+    scenario = bench.reference_scenario(2, duration="0.2s")
+    run = bench.run_renolab(scenario)
+    links = scenario.run().links
+    assert run.transmissions == int(links["packets_sent"].sum())
+    # Each delivered data packet crossed the access link, the bottleneck and the egress link,
+    # and ACKs came back over three more.
+    assert run.transmissions > 3 * run.delivered
+    assert run.transmissions_per_s == run.transmissions / run.run_wall_s
 
 
 def test_the_ns2_script_has_tracing_off():
@@ -235,13 +251,14 @@ def test_scaling_prints_a_row_per_case_with_events_per_packet_and_memory(capsys)
     out = capsys.readouterr().out
     assert code == 0
     header = _row(out, "case")
-    for column in ("run wall s", "process s", "peak RSS MB", "events/pkt", "events/s", "ns-2 run s"):
+    for column in ("run wall s", "process s", "peak RSS MB", "events/pkt", "events/s", "ns-2 run s", "transmissions/s"):
         assert column in header
     labels = ["flows=1 ", "flows=10 ", "flows=100 ", "flows=1000 ", "bottleneck=100 Mb/s", "bottleneck=100 Gb/s",
               "duration=0.05s", "duration=0.15s", "duration=0.5s"]
     for label in labels:
-        row = _row(out, label)
-        assert row.split()[-4:] == ["-", "-", "-", "-"], row  # no ns-2 columns
+        cells = _cells(_row(out, label))
+        assert cells[-5:-1] == ["-", "-", "-", "-"], cells  # no ns-2 columns
+        assert re.fullmatch(r"[\d.]+ [kMG]", cells[-1]), cells  # packet transmissions per second
     assert "reference dumbbell:" not in out, "no other case by default"
     assert _row(out, "ns-2: not run (pass --against ns2)")
 
@@ -264,4 +281,5 @@ def test_scaling_leaves_out_ns2_where_it_is_predicted_to_take_too_long(monkeypat
     assert ran == {1: 2, 10: 0, 100: 0, 1000: 0}
     text = bench.format_scaling(rows)
     assert "ns-2 at flows=10: not run: predicted 1000 s > 600 s (renolab's 10.00 s x the ns-2/renolab time ratio at flows=1)" in text
-    assert _row(text, "flows=1 ").split()[-2] == "100.00", "the ratio"
+    assert _cells(_row(text, "flows=1 "))[-3] == "100.00", "the ratio"
+    assert _cells(_row(text, "flows=1 "))[-1] == "n/a", "no transmissions counted"

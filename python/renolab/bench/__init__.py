@@ -12,8 +12,9 @@ Three cases:
 - how cost grows (``--scaling``): flows 1, 10, 100, 1000 on one 10 Gb/s bottleneck (flows
   1 ms apart: issue 18's 1000-flow scenario), bottlenecks of 100 Mb/s to 100 Gb/s with one
   flow, and 10, 30 and 100 simulated seconds of the one-flow reference dumbbell: wall time,
-  events per delivered packet, events per second and peak memory; ns-2 beside each case
-  unless its predicted time passes ten minutes;
+  events per delivered packet, events per second, packet transmissions per second (every
+  packet put on every link) and peak memory; ns-2 beside each case unless its predicted
+  time passes ten minutes;
 - a Python controller (``--python-cc``): the one-flow reference dumbbell with the built-in
   Reno and with the Python Reno of ``examples/python_reno.py`` (or another controller),
   alternating, each in a fresh child process: their speed ratio and the Python

@@ -30,6 +30,9 @@ class Run:
     peak_rss_bytes: Optional[int]  #: the child's peak resident set size (None: unknown)
     delivered: int  #: data packets delivered in order
     events: Optional[int] = None  #: events processed (renolab only)
+    #: packets put on links, each link a packet crosses counted once (renolab only): the
+    #: "packet transmissions" of the parallel-simulation literature
+    transmissions: Optional[int] = None
     controller_calls: Optional[int] = None  #: calls into a Python controller
     outcome: Optional[tuple[Any, ...]] = None  #: the flow's retransmits, timeouts, drops
 
@@ -40,6 +43,10 @@ class Run:
     @property
     def events_per_s(self) -> Optional[float]:
         return None if self.events is None else self.events / self.run_wall_s
+
+    @property
+    def transmissions_per_s(self) -> Optional[float]:
+        return None if self.transmissions is None else self.transmissions / self.run_wall_s
 
 
 def _run_measured(argv: Sequence[str], stdin_text: str, what: str) -> tuple[str, float]:
@@ -77,7 +84,8 @@ start = time.perf_counter()
 out = core.run(scenario)
 wall = time.perf_counter() - start
 s = out["summary"]
-print(json.dumps({"wall_s": wall, "events": s["events"], "delivered": s["packets_delivered"], "rss": vmhwm()}))
+tx = sum(out["links"]["packets_sent"])
+print(json.dumps({"wall_s": wall, "events": s["events"], "delivered": s["packets_delivered"], "tx": tx, "rss": vmhwm()}))
 """
 
 
@@ -95,6 +103,7 @@ def run_renolab(scenario: Scenario) -> Run:
         peak_rss_bytes=data["rss"],
         delivered=int(data["delivered"]),
         events=int(data["events"]),
+        transmissions=int(data["tx"]),
     )
 
 

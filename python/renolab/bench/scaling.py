@@ -146,6 +146,7 @@ def format_scaling(rows: Sequence[ScalingRow]) -> str:
         "ns-2 RSS MB",
         "ns-2/renolab",
         "delivered vs ns-2",
+        "transmissions/s",
     ]
     body = []
     notes: dict[int, str] = {}
@@ -180,6 +181,10 @@ def format_scaling(rows: Sequence[ScalingRow]) -> str:
             cells += ["-", "-", "-", "-"]
             if case.ns2_note:
                 notes.setdefault(id(case), f"{_label(row)}: {case.ns2_note}")
+        # Packets put on links per wall second (every hop counted), the parallel-simulation
+        # literature's figure; the last column, as it came last.
+        transmissions = runs[-1].transmissions
+        cells.append(si(transmissions / run_s) if transmissions is not None else "n/a")
         body.append(cells)
     lines += ["  " + line for line in table(headers, body)]
     if any(sum(o.case is r.case for o in rows) > 1 for r in rows):
