@@ -135,9 +135,9 @@ impl Event {
 pub const FIRST_AT_INSTANT: u64 = 0;
 
 /// Pending entries at which the scheduler puts a calendar in front of its heap (see
-/// [`calendar`]). Below it the binary heap alone is cheapest (the dumbbell's 8 to 19 entries
-/// pop in three or four levels); above it each pop climbs more levels and leaves L1 (10,000
-/// entries at 1000 flows: 13 levels).
+/// [`calendar`]). Below it the binary heap alone is cheapest (the reference dumbbell's 26
+/// entries on average, 37 at most, pop in about five levels); above it each pop climbs more
+/// levels and leaves L1 (10,000 entries at 1000 flows: 13 levels).
 const CALENDAR_AT: usize = 256;
 /// The layout is looked at once every this many insertion numbers, in
 /// [`Scheduler::reserve`]'s existing rare-case test, so that pushes pay for one comparison
@@ -286,15 +286,7 @@ impl Scheduler {
     #[cold]
     #[inline(never)]
     fn rebuild(&mut self, shift: Option<u32>) {
-        let mut keys: Vec<u128> = std::mem::take(&mut self.near)
-            .into_vec()
-            .into_iter()
-            .map(|Reverse(k)| k)
-            .collect();
-        if let Some(mut cal) = self.calendar.take() {
-            cal.drain_into(&mut keys);
-        }
-        keys.sort_unstable();
+        let keys = self.take_sorted();
         let mut near = Vec::new();
         if keys.len() < CALENDAR_AT / 2 {
             near = keys;
@@ -306,6 +298,20 @@ impl Scheduler {
             self.calendar = Some(Box::new(cal));
         }
         self.near = near.into_iter().map(Reverse).collect();
+    }
+
+    /// Every pending key, heap and calendar, in ascending order, leaving neither.
+    fn take_sorted(&mut self) -> Vec<u128> {
+        let mut keys: Vec<u128> = std::mem::take(&mut self.near)
+            .into_vec()
+            .into_iter()
+            .map(|Reverse(k)| k)
+            .collect();
+        if let Some(mut cal) = self.calendar.take() {
+            cal.drain_into(&mut keys);
+        }
+        keys.sort_unstable();
+        keys
     }
 
     /// When the earliest pending event is due, without popping it (a real-time driver sleeps
@@ -352,14 +358,7 @@ impl Scheduler {
     /// one moment, an arrival among them that ties to the nanosecond with an event scheduled
     /// after the renumbering fires second, where ns-2 would fire it first.
     fn renumber(&mut self) {
-        let mut keys: Vec<u128> = std::mem::take(&mut self.near)
-            .into_iter()
-            .map(|Reverse(k)| k)
-            .collect();
-        if let Some(mut cal) = self.calendar.take() {
-            cal.drain_into(&mut keys);
-        }
-        keys.sort_unstable();
+        let mut keys = self.take_sorted();
         let event_mask = (1u128 << EVENT_BITS) - 1;
         let mut seq = FIRST_AT_INSTANT + 1;
         for key in keys.iter_mut() {
