@@ -19,7 +19,7 @@ endpoints (``renolab emulate``, root needed) and through renolab (``renolab run`
 
 Usage (from the repository root, as root)::
 
-    python benchmarks/linux_trains.py capture --out /tmp/trains --variants bbr cubic reno [--gso off]
+    python benchmarks/linux_trains.py capture --out /tmp/trains --variants bbr cubic reno [--gso off] [--sides renolab]
     python benchmarks/linux_trains.py report /tmp/trains > /tmp/trains.md
 
 ``capture`` skips runs whose directory is complete, so it can be resumed; ``--paths``
@@ -60,6 +60,10 @@ def capture(args: argparse.Namespace) -> None:
         for variant in args.variants:
             for seed in range(1, args.runs + 1):
                 flow = {"name": "f1", "src": "s1", "dst": "r1", "variant": variant}
+                if args.gso == "off":
+                    # Both sides: renolab's sender sends one segment at a time, and
+                    # `renolab emulate` turns the hosts' offloads off.
+                    flow["options"] = {"gso": False}
                 sc = dumbbell(rate, rtt, bdp, [flow], args.seconds).with_seed(seed)
                 for side in args.sides:
                     d = run_dir(out, side, rate, rtt, bdp, variant, args.gso, seed)
@@ -74,9 +78,7 @@ def capture(args: argparse.Namespace) -> None:
                     if side == "renolab":
                         cmd = ["nice", *cmd]
                     print(" ".join(cmd[-8:]), file=sys.stderr, flush=True)
-                    # Offloads off: the kernel side only (renolab has no GSO model yet).
-                    env = {**os.environ, "RENOLAB_EMU_GSO": "0" if args.gso == "off" else "1"}
-                    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
+                    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
                     os.unlink(f.name)
 
 

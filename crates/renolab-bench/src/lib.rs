@@ -72,6 +72,7 @@ pub fn sender(variant: &str, window: u32) -> TcpSender {
         pacing: false,
         ecn: false,
         accecn: false,
+        gso: renolab_core::tcp::gso::Gso::OFF,
     };
     let transfer = Transfer {
         mss: 1460,

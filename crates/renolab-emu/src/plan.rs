@@ -232,10 +232,9 @@ impl Plan {
     }
 }
 
-/// Whether the emulated hosts keep their devices' offloads on (the kernel's default).
-/// `RENOLAB_EMU_GSO=0` turns TSO, GSO and GRO off, so the kernel builds one skb per segment:
-/// the setting of the kernel runs that issue 27 measured, kept for that comparison
-/// (benchmarks/linux_trains.py) until the scenario gets a `gso` option renolab models too.
+/// Whether the emulated hosts may keep their devices' offloads on (the kernel's default).
+/// `RENOLAB_EMU_GSO=0` turns TSO, GSO and GRO off on every host whatever the flows ask
+/// (older scripts' switch; a flow's `options.gso = false` does it for its two hosts).
 fn offloads_on() -> bool {
     std::env::var("RENOLAB_EMU_GSO").map_or(true, |v| v != "0")
 }
@@ -254,6 +253,16 @@ struct Planned<'a> {
     requested: &'a str,
     /// Its table's `options`, as written.
     options: Option<&'a Value>,
+}
+
+/// What a flow asks of its hosts' offloads: `options.gso` (default on, as the kernel's
+/// devices and the simulator's `linux` profile have it).
+fn flow_gso(options: Option<&Value>) -> Result<bool, String> {
+    match options.and_then(|o| o.get("gso")) {
+        None => Ok(true),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(format!("expected true or false, got {other}")),
+    }
 }
 
 /// Builds the plan of the scenario `doc` (a parsed TOML or JSON document) for process `pid`.
@@ -334,6 +343,7 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
     let host_index = |node: u32| hosts.iter().position(|h| h.node == node);
     let mut flows = Vec::with_capacity(planned.len());
     let mut sack_of_host: Vec<Option<(bool, String)>> = vec![None; hosts.len()];
+    let mut gso_of_host: Vec<Option<(bool, String)>> = vec![None; hosts.len()];
     let mut mtu = MIN_MTU;
     let routes = scenario.routes();
     let mut paths = Paths::new(&scenario);
@@ -362,7 +372,24 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
                     }
                     _ => sack_of_host[src_host] = Some((sack, f.name.clone())),
                 }
-                let initial_window = (f.options)
+                let options = f.options;
+                // GSO is a setting of a device: both hosts of the flow take it.
+                let gso = flow_gso(options).map_err(|m| err(&format!("{path}.options.gso"), m))?;
+                for host in [src_host, dst_host] {
+                    match &gso_of_host[host] {
+                        Some((other, by)) if *other != gso => {
+                            return Err(err(
+                                &format!("{path}.options.gso"),
+                                format!(
+                                    "is {gso} but flow {by:?} through the same host {:?} has {other}; GSO is a setting of the host's device, so put these flows on different hosts",
+                                    hosts[host].name,
+                                ),
+                            ))
+                        }
+                        _ => gso_of_host[host] = Some((gso, f.name.clone())),
+                    }
+                }
+                let initial_window = options
                     .and_then(|o| o.get("initial_window"))
                     .map(|_| t.sender.initial_window);
                 let min_rto = (f.options)
@@ -401,9 +428,12 @@ pub fn plan(doc: &Value, pid: u32) -> Result<Plan, PlanError> {
         });
     }
     check_routes(&flows, &hosts)?;
-    for (h, sack) in hosts.iter_mut().zip(&sack_of_host) {
+    for (h, (sack, gso)) in hosts.iter_mut().zip(sack_of_host.iter().zip(&gso_of_host)) {
         if let Some((s, _)) = sack {
             h.sack = *s;
+        }
+        if let Some((g, _)) = gso {
+            h.gso &= *g;
         }
     }
     if mtu > 65_535 {
@@ -728,6 +758,28 @@ mod tests {
             .push(json!({"name": "g", "src": "s", "dst": "dst", "variant": "cubic"}));
         let e = plan(&doc, 1).unwrap_err();
         assert!(e.0.contains("needs SACK on"), "{e}");
+    }
+
+    #[test]
+    fn a_flow_without_gso_turns_the_offloads_of_both_its_hosts_off() {
+        let mut doc = dumbbell("s", "f", "cubic");
+        doc["simulation"]["profile"] = json!("linux");
+        let p = plan(&doc, 1).unwrap();
+        assert!(p.hosts.iter().all(|h| h.gso), "the kernel's default");
+        doc["flow"][0]["options"] = json!({"gso": false});
+        let p = plan(&doc, 1).unwrap();
+        assert!(p.hosts.iter().all(|h| !h.gso));
+        // A second flow through the same receiving host asks for GSO on: refused.
+        doc["link"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"from": "s2", "to": "r", "rate": "10Mbps", "delay": "5ms"}));
+        doc["flow"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "g", "src": "s2", "dst": "dst", "variant": "cubic"}));
+        let e = plan(&doc, 1).unwrap_err();
+        assert!(e.0.contains("flow[1].options.gso: is true but flow \"f\""), "{e}");
     }
 
     #[test]

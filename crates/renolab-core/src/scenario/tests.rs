@@ -141,7 +141,8 @@ fn variant_options_are_checked_against_the_variant() {
         err(&with("reno", "alpha = 2")),
         "flow[0].options.alpha: is an option of variant \"vegas\", not \"reno\"; options of reno: \
          initial_window, initial_ssthresh, window, dupack_threshold, min_rto, max_rto, initial_rto, \
-         clock_granularity, handshake, limited_transmit, clock_phase, pacing, ecn"
+         clock_granularity, handshake, limited_transmit, clock_phase, pacing, ecn, gso, min_tso_segs, \
+         pacing_shift"
     );
     assert!(err(&with("newreno", "careful = 3"))
         .starts_with("flow[0].options.careful: 3 is not allowed"));
@@ -220,8 +221,8 @@ fn cubic_takes_its_options_in_the_kernel_units_and_sack_recovery() {
         err(&with("gamma = 1")),
         "flow[0].options.gamma: is an option of variant \"vegas\", not \"cubic\"; options of cubic: \
          initial_window, initial_ssthresh, window, dupack_threshold, min_rto, max_rto, initial_rto, \
-         clock_granularity, handshake, limited_transmit, clock_phase, pacing, ecn, beta, c, \
-         fast_convergence, hystart"
+         clock_granularity, handshake, limited_transmit, clock_phase, pacing, ecn, gso, \
+         min_tso_segs, pacing_shift, beta, c, fast_convergence, hystart"
     );
 }
 

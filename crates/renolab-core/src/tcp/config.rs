@@ -1,5 +1,6 @@
 //! Settings of a TCP flow's sender and receiver, resolved from the scenario.
 
+use super::gso::Gso;
 use super::recovery::RecoveryKind;
 use super::rtt::RtoConfig;
 use crate::time::SimDuration;
@@ -88,6 +89,9 @@ pub struct SenderConfig {
     /// Accurate ECN (RFC 9768) asked for on the SYN (the Linux sender's; with `ecn`): the
     /// ACE field of each ACK counts the CE marks.
     pub accecn: bool,
+    /// The Linux sender's segmentation offload: buffers of several segments leave back to
+    /// back (the other senders send one segment at a time whatever it says).
+    pub gso: Gso,
 }
 
 /// Receiver settings.

@@ -21,6 +21,7 @@ fn sender(cc: Cc) -> TcpSender {
         initial_window: 10,
         ecn: true,
         accecn: false,
+        gso: crate::tcp::gso::Gso::OFF,
         ..super::sender::tests_support::config()
     };
     let mut s = TcpSender::new(config, TRANSFER, cc, 0);

@@ -6,13 +6,14 @@
 //! - [`recovery`]: the classic sender's loss recoveries behind [`recovery::LossRecovery`];
 //! - [`cc`]: the congestion controllers, one file each, and their registry;
 //! - [`receiver`]: one receiver type per dialect;
-//! - the parts they share: [`rtt`], [`scoreboard`], [`rate`], [`pacing`], [`minmax`],
+//! - the parts they share: [`rtt`], [`scoreboard`], [`rate`], [`pacing`], [`gso`], [`minmax`],
 //!   [`window`], [`seqset`], [`ecn`], [`config`].
 
 pub mod accecn;
 pub mod cc;
 pub mod config;
 pub mod ecn;
+pub mod gso;
 pub mod minmax;
 pub mod pacing;
 pub mod rate;

@@ -82,6 +82,12 @@ impl Pacer {
         self.waiting.then_some(self.next_send)
     }
 
+    /// True while the buffer a segment opened at `now` has segments left to send at once.
+    #[inline]
+    pub fn in_burst(&self, now: SimTime) -> bool {
+        self.burst_left > 0 && self.burst_at == now
+    }
+
     /// The segment that just left at `now` belongs to a burst of `burst` segments (1: no
     /// burst): the rest of the burst may follow at once, each still adding its gap to the
     /// release time, as the segments of one of Linux's GSO buffers leave together and the

@@ -52,6 +52,13 @@ pub(in crate::scenario) fn tcp_json(t: &TcpSpec) -> Value {
         "limited_transmit": s.limited_transmit,
         "pacing": s.pacing,
     });
+    // Only under the Linux sender, so that other profiles' resolved scenarios read as
+    // they always did.
+    if s.dialect == crate::tcp::Dialect::Linux {
+        options["gso"] = json!(s.gso.enabled);
+        options["min_tso_segs"] = json!(s.gso.min_tso_segs);
+        options["pacing_shift"] = json!(s.gso.pacing_shift);
+    }
     if let Some(phase) = s.clock_phase {
         options["clock_phase"] = json!(fmt_duration(phase));
     }

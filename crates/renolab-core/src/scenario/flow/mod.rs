@@ -19,9 +19,10 @@ use super::{
 use crate::packet::headers::TCP_IP_HEADER_BYTES;
 use crate::tcp::cc::Variant;
 use crate::tcp::ecn::EchoMode;
+use crate::tcp::gso::{Gso, MAX_MIN_TSO_SEGS, MAX_PACING_SHIFT};
 use crate::tcp::recovery::RecoveryKind;
 use crate::tcp::rtt::RtoConfig;
-use crate::tcp::{ReceiverConfig, SenderConfig};
+use crate::tcp::{Dialect, ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 
 pub(super) use json::{flow_json, tcp_json};
@@ -488,6 +489,7 @@ fn parse_sender(
     }
     let handshake = o.bool("handshake")?.unwrap_or(profile.handshake);
     let dialect = profile.dialect;
+    let gso = parse_gso(o, profile)?;
     Ok(SenderConfig {
         header_bytes,
         initial_window,
@@ -508,5 +510,36 @@ fn parse_sender(
         pacing: o.bool("pacing")?.unwrap_or(false),
         ecn: false,
         accecn: false,
+        gso,
     })
+}
+
+/// `options.gso`, `min_tso_segs`, `pacing_shift`: the Linux sender's GSO buffers, off for
+/// the other senders (which send one segment at a time), and refused there.
+fn parse_gso(o: &Options<'_, '_>, profile: Profile) -> Result<Gso> {
+    let keys = ["gso", "min_tso_segs", "pacing_shift"];
+    if profile.dialect != Dialect::Linux {
+        if let Some(key) = keys
+            .iter()
+            .find(|k| o.table.is_some_and(|t| t.get(k).is_some()))
+        {
+            return Err(ScenarioError::new(
+                o.field(key),
+                format!(
+                    "needs profile \"linux\" (GSO buffers are the Linux sender's), not {:?}",
+                    profile.name
+                ),
+            ));
+        }
+        return Ok(Gso::OFF);
+    }
+    let mut gso = Gso::LINUX;
+    gso.enabled = o.bool("gso")?.unwrap_or(gso.enabled);
+    gso.min_tso_segs = o
+        .int("min_tso_segs", 1, MAX_MIN_TSO_SEGS as u64)?
+        .map_or(gso.min_tso_segs, |n| n as u32);
+    gso.pacing_shift = o
+        .int("pacing_shift", 0, MAX_PACING_SHIFT as u64)?
+        .map_or(gso.pacing_shift, |n| n as u32);
+    Ok(gso)
 }

@@ -108,6 +108,22 @@ crate::option_decls! {
         "`false`; `true` for a controller that needs it (`dctcp`), `\"accecn\"` for one that needs Accurate ECN (`prague`)",
         "ECN: data is ECN-capable and the receiver's echo of CE marks reduces the window; `\"accecn\"` negotiates Accurate ECN on the handshake (falling back to RFC 3168) and counts the marks on every ACK",
         "RFC 3168; RFC 9768";
+    GSO: "gso", OptionKind::Bool, "`true`",
+        "profile `linux`: the host offloads segmentation (`ethtool -K dev gso on`): the \
+         sender builds buffers of `tcp_tso_autosize()` segments, about 2^-`pacing_shift` s at \
+         the pacing rate, which leave back to back, and a buffer the window would cut short \
+         waits for an ACK due within 1 ms; `false`: one segment at a time",
+        "Linux `tcp_write_xmit()`, `tcp_tso_should_defer()`";
+    MIN_TSO_SEGS: "min_tso_segs", OptionKind::Int { min: 1, max: crate::tcp::gso::MAX_MIN_TSO_SEGS as u64 },
+        "`2`",
+        "profile `linux`, with `gso`: segments a buffer holds at least (BBR sets its own: 1 \
+         below 1.2 Mb/s, else 2)",
+        "Linux `net.ipv4.tcp_min_tso_segs`";
+    PACING_SHIFT: "pacing_shift", OptionKind::Int { min: 0, max: crate::tcp::gso::MAX_PACING_SHIFT as u64 },
+        "`10`",
+        "profile `linux`, with `gso`: a buffer holds 2^-`pacing_shift` s of data at the pacing \
+         rate",
+        "Linux `sk_pacing_shift`";
 }
 
 /// The common options' names.

@@ -109,6 +109,7 @@ fn tcp_endpoints(t: &TcpSpec, custom: Option<Cc>, rng: &mut RngStream) -> TcpEnd
         header_bytes: t.sender.header_bytes,
         receiver_window: t.sender.receiver_window,
         dialect: t.sender.dialect,
+        pacing_shift: t.sender.gso.pacing_shift,
         rng: &mut *rng,
     };
     // The controller's configuration is its factory (a custom one comes built).

@@ -248,6 +248,8 @@ pub struct BuildContext<'a> {
     pub receiver_window: u32,
     /// The rules the sender follows.
     pub dialect: Dialect,
+    /// Linux `sk_pacing_shift` (option `pacing_shift`): GSO buffers hold 2^-shift s of data.
+    pub pacing_shift: u32,
     /// The flow's random stream (a controller that draws takes a stream of its own from it).
     pub rng: &'a mut RngStream,
 }

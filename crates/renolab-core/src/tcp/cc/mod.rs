@@ -343,6 +343,11 @@ pub trait CongestionControl {
     fn tso_segs(&self) -> u32 {
         1
     }
+    /// The fewest segments a GSO buffer holds (Linux's `min_tso_segs` hook, read by
+    /// `tcp_tso_segs()`); `None`: the host's `tcp_min_tso_segs` (option `min_tso_segs`).
+    fn min_tso_segs(&self) -> Option<u32> {
+        None
+    }
     /// Loss recovery sets the window (Linux writes `tp->snd_cwnd`): PRR's per-ACK
     /// reductions (RFC 6937), the end of a reduction (Linux `tcp_end_cwnd_reduction()`),
     /// Tahoe's restart from one segment.

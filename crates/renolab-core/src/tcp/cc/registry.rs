@@ -137,6 +137,10 @@ macro_rules! controllers {
             fn tso_segs(&self) -> u32 {
                 $crate::dispatch_cc!(self, [$($(#[$meta])* $arm),*], c => c.tso_segs())
             }
+            #[inline]
+            fn min_tso_segs(&self) -> Option<u32> {
+                $crate::dispatch_cc!(self, [$($(#[$meta])* $arm),*], c => c.min_tso_segs())
+            }
             fn set_cwnd(&mut self, cwnd: Window) {
                 $crate::dispatch_cc!(self, [$($(#[$meta])* $arm),*], c => c.set_cwnd(cwnd))
             }

@@ -268,7 +268,7 @@ impl Conn {
 
     /// Segment `seq` leaves at `now` (after the sender's and the controller's bookkeeping):
     /// counted, paced, the timer started if it is not running (RFC 6298 §5.1), its ECN bits
-    /// chosen.
+    /// chosen. `burst` is the size of the buffer a segment opening one starts (1: none).
     #[inline(always)]
     pub fn finish_send(
         &mut self,
@@ -276,6 +276,7 @@ impl Conn {
         seq: u32,
         retransmit: bool,
         cc: &impl CongestionControl,
+        burst: u32,
     ) -> Transmit {
         self.stats.segments_sent += 1;
         self.stats.first_send.get_or_insert(now);
@@ -285,8 +286,8 @@ impl Conn {
             let rate = self.pacing_rate(cc);
             self.pacer
                 .on_sent(now, wire_bytes, self.stats.segments_sent, rate);
-            self.pacer.count_burst(now, cc.tso_segs());
         }
+        self.pacer.count_burst(now, burst);
         if self.timer.is_none() {
             self.restart_timer(now);
         }

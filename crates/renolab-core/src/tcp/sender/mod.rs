@@ -423,6 +423,7 @@ pub(crate) mod tests_support {
             pacing: false,
             ecn: false,
             accecn: false,
+            gso: crate::tcp::gso::Gso::OFF,
         }
     }
 

@@ -316,6 +316,7 @@ impl Declared for BbrConfig {
             flow.mss,
             flow.header_bytes,
             rng,
-        )))
+        )
+        .with_pacing_shift(flow.pacing_shift)))
     }
 }

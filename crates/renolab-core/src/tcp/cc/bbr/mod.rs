@@ -54,8 +54,6 @@ pub(super) use config::TRACE;
 use config::{CYCLE_LEN, PACING_GAIN_CYCLE, TCP_INIT_CWND};
 use long_term::LongTerm;
 
-/// Linux `sk_pacing_shift`: TSO autosizing aims at 1/2^10 s (about 1 ms) of data per burst.
-const PACING_SHIFT: u32 = 10;
 /// Largest TSO burst, bytes: `GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER` (65536 - 1 - 320
 /// on x86-64 builds).
 const GSO_MAX_BYTES: u64 = 65_536 - 1 - 320;
@@ -139,6 +137,9 @@ pub struct Bbr {
     /// The SYN was acknowledged: Linux counts it in `tp->delivered`, renolab's counters do
     /// not.
     syn_delivered: bool,
+    /// Linux `sk_pacing_shift` (option `pacing_shift`): TSO autosizing aims at 2^-shift s
+    /// (about 1 ms) of data per burst.
+    pacing_shift: u32,
     /// The flow's random stream (ProbeBW's starting phase).
     rng: RngStream,
 }
@@ -195,6 +196,7 @@ impl Bbr {
             last_sample: None,
             conn: super::ConnState::default(),
             syn_delivered: false,
+            pacing_shift: crate::tcp::gso::DEFAULT_PACING_SHIFT,
             rng,
         };
         b.init_pacing_rate_from_rtt(None);
@@ -272,14 +274,25 @@ impl Bbr {
         }
     }
 
-    /// Linux `bbr_tso_segs_goal()`: segments per TSO burst at the current pacing rate.
-    fn tso_segs_goal(&self) -> u32 {
-        let min_segs = if self.pacing_rate < MIN_TSO_RATE / 8 {
+    /// The host's `sk_pacing_shift` (option `pacing_shift`, default 10).
+    pub fn with_pacing_shift(mut self, shift: u32) -> Self {
+        self.pacing_shift = shift;
+        self
+    }
+
+    /// Linux `bbr_min_tso_segs()`: one segment per TSO burst below 1.2 Mb/s, else two.
+    fn min_segs(&self) -> u32 {
+        if self.pacing_rate < MIN_TSO_RATE / 8 {
             1
         } else {
             2
-        };
-        let bytes = (self.pacing_rate >> PACING_SHIFT).min(GSO_MAX_BYTES);
+        }
+    }
+
+    /// Linux `bbr_tso_segs_goal()`: segments per TSO burst at the current pacing rate.
+    fn tso_segs_goal(&self) -> u32 {
+        let min_segs = self.min_segs();
+        let bytes = (self.pacing_rate >> self.pacing_shift).min(GSO_MAX_BYTES);
         ((bytes / self.mss as u64) as u32).max(min_segs).min(0x7f)
     }
 
@@ -479,6 +492,11 @@ impl CongestionControl for Bbr {
             self.mss,
             self.header_bytes,
         ))
+    }
+
+    /// Linux `bbr_min_tso_segs()` (BBR's `min_tso_segs` hook): the sender's GSO buffers.
+    fn min_tso_segs(&self) -> Option<u32> {
+        Some(self.min_segs())
     }
 
     fn set_cwnd(&mut self, cwnd: Window) {

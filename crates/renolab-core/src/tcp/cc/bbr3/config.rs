@@ -416,6 +416,7 @@ impl Declared for Bbr3Config {
     fn build(&self, flow: &mut BuildContext<'_>) -> Cc {
         let rng = flow.rng.split();
         let mut b = Bbr3::new(*self, flow.initial_window, flow.mss, flow.header_bytes, rng);
+        b.set_pacing_shift(flow.pacing_shift);
         b.set_ecn_negotiated(true);
         Cc::Bbr3(Box::new(b))
     }

@@ -64,14 +64,15 @@ use crate::units::BitsPerSec;
 const UNBOUNDED: u32 = u32::MAX;
 /// "No bound yet" for `bw_lo`.
 const BW_UNBOUNDED: u64 = u64::MAX;
-/// Linux `sk_pacing_shift`: a TSO burst is about 1/2^10 s of data at the pacing rate.
-const PACING_SHIFT: u32 = 10;
 /// Linux `GSO_LEGACY_MAX_SIZE`, bytes: the largest burst, and the RTT-based allowance.
 const GSO_LEGACY_MAX_SIZE: u64 = 65_536;
 /// Linux `MAX_TCP_HEADER` on x86-64 builds, bytes.
 const MAX_TCP_HEADER: u64 = 320;
 /// Linux `sysctl_tcp_min_tso_segs`: segments a TSO burst has at least.
 const MIN_TSO_SEGS: u32 = 2;
+/// Linux `bbr_min_tso_rate` (1.2 Mb/s) in bytes per second: below it, one segment per
+/// GSO buffer.
+const MIN_TSO_RATE_BYTES: u64 = 1_200_000 / 8;
 
 /// What BBRv3 reads from an ACK beyond what v1 reads: the fields Google's v3 tree adds to
 /// Linux's rate sample (`struct rate_sample`) and connection (`tcp_sock`), from the
@@ -244,6 +245,9 @@ pub struct Bbr3 {
     now: SimTime,
     /// The SYN was acknowledged: Linux counts it in `tp->delivered`.
     syn_delivered: bool,
+    /// Linux `sk_pacing_shift` (option `pacing_shift`): TSO autosizing aims at 2^-shift s
+    /// (about 1 ms) of data per burst.
+    pacing_shift: u32,
     /// The flow's random stream (ProbeBW's waits).
     rng: RngStream,
 }
@@ -327,10 +331,16 @@ impl Bbr3 {
             conn: super::ConnState::default(),
             now: SimTime::ZERO,
             syn_delivered: false,
+            pacing_shift: crate::tcp::gso::DEFAULT_PACING_SHIFT,
             rng,
         };
         b.init_pacing_rate_from_rtt(None);
         b
+    }
+
+    /// The host's `sk_pacing_shift` (option `pacing_shift`, default 10).
+    pub fn set_pacing_shift(&mut self, shift: u32) {
+        self.pacing_shift = shift;
     }
 
     /// ECN was negotiated on the connection (Linux `TCP_ECN_OK`): with the route's
@@ -559,6 +569,11 @@ impl CongestionControl for Bbr3 {
             self.mss,
             self.header_bytes,
         ))
+    }
+
+    /// v3's `bbr_min_tso_segs()` (as v1's): one segment per GSO buffer below 1.2 Mb/s.
+    fn min_tso_segs(&self) -> Option<u32> {
+        Some(if self.pacing_rate < MIN_TSO_RATE_BYTES { 1 } else { 2 })
     }
 
     /// Loss recovery sets the window: after a timeout's `on_congestion`, this is Linux's

@@ -46,7 +46,7 @@ impl Bbr3 {
     /// a burst of 1/1024 s at the pacing rate, plus 64 KB halved per 512 us of min RTT, in
     /// segments, at least two.
     pub(super) fn tso_segs_goal(&self) -> u32 {
-        let mut bytes = self.pacing_rate >> PACING_SHIFT;
+        let mut bytes = self.pacing_rate >> self.pacing_shift;
         if self.config.tso_rtt_shift > 0 {
             let r = self.min_rtt_us >> self.config.tso_rtt_shift;
             if r < u32::BITS {

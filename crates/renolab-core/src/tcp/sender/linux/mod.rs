@@ -29,6 +29,7 @@
 //! kernel's packet trains belongs in `transmit.rs`, beside the pacer's release time).
 
 mod ack;
+mod gso;
 mod loss;
 pub mod prr;
 pub mod rack;
@@ -242,8 +243,14 @@ impl LinuxSender {
             Prelude::Syn(syn) => return Some(syn),
             Prelude::Data => {}
         }
+        // A segment opening a GSO buffer sizes it (0: the current buffer goes on).
+        let max_segs = if self.conn.pacer.in_burst(now) {
+            0
+        } else {
+            self.tso_segs()
+        };
         if let Some(seq) = self.conn.retransmit_next.take() {
-            return Some(self.emit(now, seq));
+            return Some(self.emit(now, seq, max_segs));
         }
         if self.conn.pacer.holds(now) {
             // Paced: the segment waits for its release time (one wake-up per flow). The
@@ -258,8 +265,8 @@ impl LinuxSender {
             self.on_burst_end(now);
             return None;
         }
-        match self.next_segment() {
-            Some(seq) => Some(self.emit(now, seq)),
+        match self.next_segment(now, max_segs) {
+            Some(seq) => Some(self.emit(now, seq, max_segs)),
             None => {
                 self.on_burst_end(now);
                 None
@@ -267,12 +274,13 @@ impl LinuxSender {
         }
     }
 
-    /// Segment `seq` leaves at `now`.
-    fn emit(&mut self, now: SimTime, seq: u32) -> Transmit {
+    /// Segment `seq` leaves at `now`, opening a GSO buffer of `max_segs` (0: in one).
+    fn emit(&mut self, now: SimTime, seq: u32, max_segs: u32) -> Transmit {
         let retransmit = self.conn.begin_send(seq);
         self.cc.on_event(now, CcEvent::Sent { seq, retransmit });
         self.on_sent(now, seq, retransmit);
-        self.conn.finish_send(now, seq, retransmit, &self.cc)
+        self.conn
+            .finish_send(now, seq, retransmit, &self.cc, max_segs.max(1))
     }
 }
 

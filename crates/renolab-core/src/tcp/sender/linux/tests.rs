@@ -7,6 +7,7 @@ use crate::packet::sack::SackBlocks;
 use crate::tcp::cc::Cc;
 use crate::tcp::cc::{Growth, Reno};
 use crate::tcp::config::{Dialect, SenderConfig, Transfer};
+use crate::tcp::gso::Gso;
 use crate::tcp::recovery::RecoveryKind;
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::TcpSender;
@@ -18,6 +19,10 @@ fn linux_sender(iw: u32, segments: u64) -> TcpSender {
 }
 
 fn linux_sender_pacing(iw: u32, segments: u64, pacing: bool) -> TcpSender {
+    linux_sender_gso(iw, segments, pacing, Gso::OFF)
+}
+
+fn linux_sender_gso(iw: u32, segments: u64, pacing: bool, gso: Gso) -> TcpSender {
     let config = SenderConfig {
         header_bytes: 52,
         initial_window: iw,
@@ -38,6 +43,7 @@ fn linux_sender_pacing(iw: u32, segments: u64, pacing: bool) -> TcpSender {
         pacing,
         ecn: false,
         accecn: false,
+        gso,
     };
     let transfer = Transfer {
         mss: 1448,
@@ -205,4 +211,34 @@ fn pacing_spaces_segments_at_the_rate_after_the_first_ten() {
     let first = drain(&mut s, release);
     assert_eq!(first.len(), 1, "one segment per release");
     assert_eq!(s.poll_timeout(), Some(SimTime(release.0 + gap)));
+}
+
+/// 30 segments out at 0 ms, their ACKs every 0.2 ms from 100 ms on, two segments each, with
+/// GSO buffers of at least 8 segments: what leaves on each ACK.
+fn gso_ack_clock(gso: Gso) -> Vec<Vec<(u32, bool)>> {
+    let mut s = linux_sender_gso(30, 1000, false, gso);
+    assert_eq!(drain(&mut s, SimTime::ZERO).len(), 30);
+    (1..=3)
+        .map(|i| ack(&mut s, SimTime(100_000_000 + (i - 1) * 200_000), 2 * i as u32, &[]))
+        .collect()
+}
+
+#[test]
+fn a_gso_buffer_the_window_would_cut_short_waits_for_the_ack_due_within_a_millisecond() {
+    let gso = Gso {
+        min_tso_segs: 8,
+        ..Gso::LINUX
+    };
+    let sent = gso_ack_clock(gso);
+    // 100 ms: the sender last sent 100 ms ago, so room for 4 goes at once
+    // (tcp_tso_should_defer(): "only if the last write was recent").
+    assert_eq!(sent[0], (30..34).map(|q| (q, false)).collect::<Vec<_>>());
+    // 100.2 ms: room for 4 again, less than a buffer of 8 and less than a third of cwnd 34,
+    // and the next ACK is due now: the buffer waits.
+    assert!(sent[1].is_empty());
+    // 100.4 ms: room for 8, a whole buffer: it leaves.
+    assert_eq!(sent[2], (34..42).map(|q| (q, false)).collect::<Vec<_>>());
+    // Without GSO each ACK's room leaves at once.
+    let lens: Vec<usize> = gso_ack_clock(Gso::OFF).iter().map(Vec::len).collect();
+    assert_eq!(lens, [4, 4, 4]);
 }

@@ -4,8 +4,10 @@
 use super::*;
 
 impl LinuxSender {
-    /// What to send next, if anything: the loss probe, a lost segment, new data.
-    pub(crate) fn next_segment(&mut self) -> Option<u32> {
+    /// What to send next at `now`, if anything: the loss probe, a lost segment, new data
+    /// (unless the next GSO buffer waits for a whole one, `tcp_tso_should_defer()`).
+    /// `max_segs` is the size of a GSO buffer that the segment would open (0 inside one).
+    pub(crate) fn next_segment(&mut self, now: SimTime, max_segs: u32) -> Option<u32> {
         if self.probe_due {
             self.probe_due = false;
             // Linux tcp_send_loss_probe(): new data if the receiver's window allows,
@@ -31,6 +33,9 @@ impl LinuxSender {
             return Some(seq);
         }
         if self.conn.new_data_allowed() {
+            if max_segs > 1 && self.tso_should_defer(now, max_segs) {
+                return None;
+            }
             return Some(self.conn.take_new_segment());
         }
         None
