@@ -126,6 +126,32 @@ impl Pacer {
     }
 }
 
+/// Linux's default pacing rate, `sk_pacing_rate` as `tcp_update_pacing_rate()` computes
+/// it (and the GSO buffers' sizing reads it, whether the sender paces or not): payload bytes
+/// per second, max(cwnd, in flight) segments of `mss` per SRTT, times 2 while cwnd is below
+/// half of ssthresh, else times 1.2. `None` before an RTT sample.
+#[inline]
+pub fn default_rate_bytes(
+    cwnd: u32,
+    in_slow_start: bool,
+    in_flight: u32,
+    mss: u32,
+    srtt: Option<SimDuration>,
+) -> Option<u64> {
+    let srtt = srtt?.0.max(1);
+    let ratio = if in_slow_start {
+        SS_RATIO_PERCENT
+    } else {
+        CA_RATIO_PERCENT
+    } as u64;
+    // ratio / 100 x 1e9 ns per s, in 64 bits for any window below 2^40 bytes.
+    let per_srtt = mss as u64 * cwnd.max(in_flight) as u64 * ratio;
+    Some(match per_srtt.checked_mul(10_000_000) {
+        Some(n) => n / srtt,
+        None => (per_srtt as u128 * 10_000_000 / srtt as u128).min(u64::MAX as u128) as u64,
+    })
+}
+
 /// Linux's default pacing rate (`tcp_update_pacing_rate()`), in bits per second of wire
 /// bytes: max(cwnd, in flight) segments of `segment_bytes` per SRTT, times 2 while cwnd is
 /// below half of ssthresh (slow start), else times 1.2. `None` before an RTT sample.
@@ -187,5 +213,14 @@ mod tests {
             Some(BitsPerSec(960_000))
         );
         assert_eq!(default_rate(10, false, 4, 1000, None), None);
+    }
+
+    #[test]
+    fn sk_pacing_rate_counts_payload_bytes_of_max_cwnd_and_flight() {
+        let srtt = Some(SimDuration::from_millis(100));
+        // 10 segments of 1000 bytes per 100 ms = 100 kB/s, doubled; 1.2 x 12 in flight.
+        assert_eq!(default_rate_bytes(10, true, 4, 1000, srtt), Some(200_000));
+        assert_eq!(default_rate_bytes(10, false, 12, 1000, srtt), Some(144_000));
+        assert_eq!(default_rate_bytes(10, false, 4, 1000, None), None);
     }
 }

@@ -5,6 +5,8 @@
 //! ([`LinuxSender::tso_should_defer`]).
 
 use super::*;
+use crate::tcp::gso::payload_bytes_per_sec;
+use crate::tcp::pacing::default_rate_bytes;
 
 /// Linux `net.ipv4.tcp_tso_win_divisor` (default 3): room for a third of the window is
 /// worth sending without waiting for a whole buffer.
@@ -27,13 +29,18 @@ impl LinuxSender {
         if own > 1 {
             return own;
         }
-        gso.autosize(
-            self.conn.pacing_rate(&self.cc),
-            self.conn.transfer.mss,
-            self.conn.config.header_bytes,
-            self.min_rtt(),
-            self.cc.min_tso_segs(),
-        )
+        let (mss, header) = (self.conn.transfer.mss, self.conn.config.header_bytes);
+        let pacing_bytes = match self.cc.pacing_rate() {
+            Some(rate) => Some(payload_bytes_per_sec(rate, mss, header)),
+            None => default_rate_bytes(
+                self.cc.cwnd().whole(),
+                self.cc.cwnd() < self.cc.ssthresh().half(),
+                self.conn.snd_max - self.conn.snd_una,
+                mss,
+                self.conn.rtt.srtt(),
+            ),
+        };
+        gso.autosize(pacing_bytes, mss, self.min_rtt(), self.cc.min_tso_segs())
     }
 
     /// Linux `tcp_tso_should_defer()`: true when the next buffer of new data, `max_segs`

@@ -57,6 +57,9 @@ use crate::time::{SimDuration, SimTime};
 /// Linux `tcp_min_rtt_wlen` (sysctl default 300 s): the window of the min-RTT filter.
 pub const MIN_RTT_WINDOW: SimDuration = SimDuration::from_secs(300);
 
+/// A segment opens a GSO buffer not sized yet (sized only if it goes: the sizing divides).
+const NEW_BUFFER: u32 = u32::MAX;
+
 /// Which timer the sender's one deadline stands for (Linux `icsk_pending`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum XmitTimer {
@@ -243,12 +246,9 @@ impl LinuxSender {
             Prelude::Syn(syn) => return Some(syn),
             Prelude::Data => {}
         }
-        // A segment opening a GSO buffer sizes it (0: the current buffer goes on).
-        let max_segs = if self.conn.pacer.in_burst(now) {
-            0
-        } else {
-            self.tso_segs()
-        };
+        // A segment opening a GSO buffer sizes it (sized when it goes: `NEW_BUFFER`).
+        let in_buffer = self.conn.pacer.in_burst(now);
+        let max_segs = if in_buffer { 0 } else { NEW_BUFFER };
         if let Some(seq) = self.conn.retransmit_next.take() {
             return Some(self.emit(now, seq, max_segs));
         }
@@ -266,7 +266,7 @@ impl LinuxSender {
             return None;
         }
         match self.next_segment(now, max_segs) {
-            Some(seq) => Some(self.emit(now, seq, max_segs)),
+            Some((seq, max_segs)) => Some(self.emit(now, seq, max_segs)),
             None => {
                 self.on_burst_end(now);
                 None
@@ -274,8 +274,14 @@ impl LinuxSender {
         }
     }
 
-    /// Segment `seq` leaves at `now`, opening a GSO buffer of `max_segs` (0: in one).
+    /// Segment `seq` leaves at `now`, opening a GSO buffer of `max_segs` (0: in one;
+    /// [`NEW_BUFFER`]: one of [`LinuxSender::tso_segs`]).
     fn emit(&mut self, now: SimTime, seq: u32, max_segs: u32) -> Transmit {
+        let max_segs = if max_segs == NEW_BUFFER {
+            self.tso_segs()
+        } else {
+            max_segs
+        };
         let retransmit = self.conn.begin_send(seq);
         self.cc.on_event(now, CcEvent::Sent { seq, retransmit });
         self.on_sent(now, seq, retransmit);

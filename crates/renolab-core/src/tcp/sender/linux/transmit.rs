@@ -5,9 +5,10 @@ use super::*;
 
 impl LinuxSender {
     /// What to send next at `now`, if anything: the loss probe, a lost segment, new data
-    /// (unless the next GSO buffer waits for a whole one, `tcp_tso_should_defer()`).
-    /// `max_segs` is the size of a GSO buffer that the segment would open (0 inside one).
-    pub(crate) fn next_segment(&mut self, now: SimTime, max_segs: u32) -> Option<u32> {
+    /// (unless the next GSO buffer waits for a whole one, `tcp_tso_should_defer()`), with
+    /// the size of the GSO buffer it opens. `max_segs` is 0 inside a buffer, else
+    /// `NEW_BUFFER`.
+    pub(crate) fn next_segment(&mut self, now: SimTime, max_segs: u32) -> Option<(u32, u32)> {
         if self.probe_due {
             self.probe_due = false;
             // Linux tcp_send_loss_probe(): new data if the receiver's window allows,
@@ -22,7 +23,7 @@ impl LinuxSender {
             self.probes += 1;
             self.tlp.high_seq = Some(self.conn.snd_max.max(seq + 1));
             self.burst_ended_with_probe = true;
-            return Some(seq);
+            return Some((seq, max_segs));
         }
         let cwnd = self.cc.cwnd().whole().max(1);
         if self.segs.in_flight() >= cwnd {
@@ -30,13 +31,17 @@ impl LinuxSender {
             return None;
         }
         if let Some(seq) = self.segs.next_lost() {
-            return Some(seq);
+            return Some((seq, max_segs));
         }
         if self.conn.new_data_allowed() {
-            if max_segs > 1 && self.tso_should_defer(now, max_segs) {
-                return None;
+            let mut max_segs = max_segs;
+            if max_segs == NEW_BUFFER {
+                max_segs = self.tso_segs();
+                if max_segs > 1 && self.tso_should_defer(now, max_segs) {
+                    return None;
+                }
             }
-            return Some(self.conn.take_new_segment());
+            return Some((self.conn.take_new_segment(), max_segs));
         }
         None
     }
