@@ -21,6 +21,7 @@ Usage (from the repository root, as root)::
 
     python benchmarks/linux_trains.py capture --out /tmp/trains --variants bbr cubic reno [--gso off] [--sides renolab]
     python benchmarks/linux_trains.py report /tmp/trains > /tmp/trains.md
+    python benchmarks/linux_trains.py figure /tmp/trains --before /tmp/trains-gso-off --out docs/variants/img/linux-trains.png
 
 ``capture`` skips runs whose directory is complete, so it can be resumed; ``--paths``
 selects cells by index into ``linux_validation.PATHS``.
@@ -164,6 +165,45 @@ def report(args: argparse.Namespace) -> None:
         print(f"| {r['variant']} | {r['gso']} | {r['cell']} | {r['side']} | {cells} |")
 
 
+#: The figure's paths (rate Mb/s, RTT ms, buffer BDP, variant): BBR paced in buffers of four, and
+#: CUBIC's ACK clock waiting for whole buffers.
+FIGURE_RUNS = [(50, 20, 0.5, "bbr"), (50, 80, 1.0, "cubic")]
+
+
+def departures(d: Path, t0: float, span_s: float) -> np.ndarray:
+    """Times (ms from the first) at which data segments entered the sender's link in the
+    `span_s` seconds from the first departure after `t0`."""
+    hops = read(d, "hops")
+    first = hops["link"].astype(str).iloc[0]
+    t = hops[(hops["link"].astype(str) == first) & (hops["event"].astype(str) == "enqueue")
+             & (hops["kind"].astype(str) == "data") & (hops["time_s"] >= t0)]["time_s"].to_numpy()
+    t = t[t < t[0] + span_s]
+    return (t - t[0]) * 1e3
+
+
+def figure(args: argparse.Namespace) -> None:
+    """Departures of the kernel and of renolab (GSO on; and off, --before) on FIGURE_RUNS."""
+    from renolab.plot.figure import new_axes, save_figure
+
+    fig, axes = new_axes(8.0, 4.6, rows=len(FIGURE_RUNS), cols=1)
+    for ax, (rate, rtt, bdp, variant) in zip(axes, FIGURE_RUNS):
+        sides = [("kernel (Linux 6.18)", Path(args.out), "kernel", "on", "o", "black"),
+                 ("renolab, gso = true", Path(args.out), "renolab", "on", "s", "tab:blue")]
+        if args.before:
+            sides.append(("renolab, gso = false", Path(args.before), "renolab", "off", "^", "tab:orange"))
+        for label, base, side, gso, marker, colour in sides:
+            d = run_dir(base, side, rate, rtt, bdp, variant, gso, 1)
+            t = departures(d, args.at, args.span_ms / 1e3)
+            ax.plot(t, np.arange(len(t)) + 1, marker, ms=3.5, color=colour, label=label,
+                    drawstyle="steps-post", linestyle="-", lw=0.6)
+        ax.set_title(f"{variant}, {rate} Mb/s, {rtt} ms, {bdp:g} BDP: data segments leaving the sender", fontsize=9)
+        ax.set_ylabel("segments")
+        ax.grid(alpha=0.3)
+    axes[-1].set_xlabel(f"ms after the first departure past {args.at:g} s")
+    axes[0].legend(fontsize=8, loc="upper left")
+    save_figure(fig, args.figure_out, dpi=80)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -180,8 +220,14 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("out")
     r.add_argument("--gap-us", type=float, default=30.0, help="largest gap inside a train")
     r.add_argument("--max-p99-us", type=float, default=500.0, help="leave out runs later than this (p99)")
+    f = sub.add_parser("figure", help="departures, kernel against renolab (docs/variants/linux.md)")
+    f.add_argument("out", help="a capture directory with the kernel's and renolab's runs (gso on)")
+    f.add_argument("--before", help="a capture directory with renolab's runs with --gso off")
+    f.add_argument("--at", type=float, default=20.0, help="seconds into the run")
+    f.add_argument("--span-ms", type=float, default=6.0)
+    f.add_argument("--out", dest="figure_out", required=True, help="the PNG to write")
     args = p.parse_args(argv)
-    capture(args) if args.command == "capture" else report(args)
+    {"capture": capture, "report": report, "figure": figure}[args.command](args)
     return 0
 
 

@@ -14,7 +14,9 @@
 //!   outstanding at its start is acknowledged, with cwnd = ssthresh; within a reduction PRR
 //!   ([`prr`]) sets cwnd on every ACK, elsewhere the controller grows it.
 //! - Sending (`transmit.rs`, `tcp_xmit_retransmit_queue()`, `tcp_write_xmit()`): segments
-//!   deemed lost first, then new data, while fewer than cwnd segments are in flight.
+//!   deemed lost first, then new data, while fewer than cwnd segments are in flight; with
+//!   GSO (`gso.rs`), in buffers of `tcp_tso_autosize()` segments that leave at one instant,
+//!   a buffer the window would cut short waiting for the next ACK (`tcp_tso_should_defer()`).
 //! - Timers (`timers.rs`, one at a time, Linux's `icsk_pending`): the tail-loss probe in the
 //!   Open and CWR states, RACK's reordering timer, else the retransmission timer. A timeout
 //!   marks the segments older than RACK's RTT lost, sets cwnd to the flight plus one, and
@@ -25,8 +27,7 @@
 //! Left out, with why: F-RTO (RFC 5682) and the undo of spurious reductions (Eifel,
 //! DSACK): they need spurious timeouts or duplicate deliveries, which renolab's links only
 //! cause with reordering latency; the receiver sends no DSACK; timers are not rounded to
-//! jiffies; segments leave one at a time (no TSO, no TCP Small Queues: a later model of the
-//! kernel's packet trains belongs in `transmit.rs`, beside the pacer's release time).
+//! jiffies; no TCP Small Queues (a simulated host has no qdisc below TCP).
 
 mod ack;
 mod gso;
