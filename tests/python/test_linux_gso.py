@@ -68,3 +68,9 @@ def test_the_options_resolve_to_the_kernel_defaults_and_bad_values_are_named():
                            flow=[{"name": "f", "src": "a", "dst": "b", "options": {"gso": False}}])
     with pytest.raises(renolab.ScenarioError, match='needs profile "linux"'):
         rfc.validate()
+
+
+def test_pacing_shift_sizes_the_buffers_of_bbr():
+    # sk_pacing_shift 8: 2^-8 s at ~50 Mb/s, 24 kB, 16 segments (as Wi-Fi drivers set it).
+    sizes = trains(dumbbell_50mbps("bbr", {"pacing_shift": 8}).run(trace="hops"))
+    assert max(set(sizes), key=sizes.count) >= 14
