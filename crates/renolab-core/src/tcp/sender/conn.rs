@@ -268,7 +268,9 @@ impl Conn {
 
     /// Segment `seq` leaves at `now` (after the sender's and the controller's bookkeeping):
     /// counted, paced, the timer started if it is not running (RFC 6298 §5.1), its ECN bits
-    /// chosen. `burst` is the size of the buffer a segment opening one starts (1: none).
+    /// chosen. `gso_burst` is the Linux sender's GSO buffer: the size of the one this
+    /// segment opens (0: it is in the current one); `None`: the controller's `tso_segs()`
+    /// when pacing (the classic sender).
     #[inline(always)]
     pub fn finish_send(
         &mut self,
@@ -276,7 +278,7 @@ impl Conn {
         seq: u32,
         retransmit: bool,
         cc: &impl CongestionControl,
-        burst: u32,
+        gso_burst: Option<u32>,
     ) -> Transmit {
         self.stats.segments_sent += 1;
         self.stats.first_send.get_or_insert(now);
@@ -286,8 +288,12 @@ impl Conn {
             let rate = self.pacing_rate(cc);
             self.pacer
                 .on_sent(now, wire_bytes, self.stats.segments_sent, rate);
+            let burst = gso_burst.unwrap_or_else(|| cc.tso_segs());
+            self.pacer.count_burst(now, burst.max(1));
+        } else if let Some(burst) = gso_burst.filter(|&b| b != 1) {
+            // Unpaced GSO buffers (the Linux sender) are counted all the same.
+            self.pacer.count_burst(now, burst.max(1));
         }
-        self.pacer.count_burst(now, burst);
         if self.timer.is_none() {
             self.restart_timer(now);
         }

@@ -92,6 +92,6 @@ impl<C: CongestionControl, R: LossRecovery<C>> ClassicSender<C, R> {
             s.timed = Some((seq, now));
         }
         self.cc.on_event(now, CcEvent::Sent { seq, retransmit });
-        self.s.conn.finish_send(now, seq, retransmit, &self.cc, self.cc.tso_segs())
+        self.s.conn.finish_send(now, seq, retransmit, &self.cc, None)
     }
 }

@@ -287,7 +287,7 @@ impl LinuxSender {
         self.cc.on_event(now, CcEvent::Sent { seq, retransmit });
         self.on_sent(now, seq, retransmit);
         self.conn
-            .finish_send(now, seq, retransmit, &self.cc, max_segs.max(1))
+            .finish_send(now, seq, retransmit, &self.cc, Some(max_segs))
     }
 }
 
