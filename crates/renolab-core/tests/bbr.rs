@@ -189,7 +189,10 @@ fn pacing_spaces_gso_buffers_at_their_size_over_gain_times_bandwidth() {
         }
     }
     assert!(cruising > 500, "{cruising}");
-    assert!(pairs as f64 > 0.95 * cruising as f64, "{pairs} of {cruising}");
+    assert!(
+        pairs as f64 > 0.95 * cruising as f64,
+        "{pairs} of {cruising}"
+    );
     assert!(
         exact as f64 > 0.95 * cruising as f64,
         "{exact} of {cruising}"

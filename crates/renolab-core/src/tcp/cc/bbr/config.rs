@@ -310,13 +310,9 @@ impl Declared for BbrConfig {
     /// ProbeBW's random phases come from a stream of the flow's own.
     fn build(&self, flow: &mut BuildContext<'_>) -> Cc {
         let rng = flow.rng.split();
-        Cc::Bbr(Box::new(Bbr::new(
-            *self,
-            flow.initial_window,
-            flow.mss,
-            flow.header_bytes,
-            rng,
-        )
-        .with_pacing_shift(flow.pacing_shift)))
+        Cc::Bbr(Box::new(
+            Bbr::new(*self, flow.initial_window, flow.mss, flow.header_bytes, rng)
+                .with_pacing_shift(flow.pacing_shift),
+        ))
     }
 }

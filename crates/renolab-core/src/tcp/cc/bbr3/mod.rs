@@ -573,7 +573,11 @@ impl CongestionControl for Bbr3 {
 
     /// v3's `bbr_min_tso_segs()` (as v1's): one segment per GSO buffer below 1.2 Mb/s.
     fn min_tso_segs(&self) -> Option<u32> {
-        Some(if self.pacing_rate < MIN_TSO_RATE_BYTES { 1 } else { 2 })
+        Some(if self.pacing_rate < MIN_TSO_RATE_BYTES {
+            1
+        } else {
+            2
+        })
     }
 
     /// Loss recovery sets the window: after a timeout's `on_congestion`, this is Linux's

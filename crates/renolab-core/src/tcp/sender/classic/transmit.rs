@@ -92,6 +92,8 @@ impl<C: CongestionControl, R: LossRecovery<C>> ClassicSender<C, R> {
             s.timed = Some((seq, now));
         }
         self.cc.on_event(now, CcEvent::Sent { seq, retransmit });
-        self.s.conn.finish_send(now, seq, retransmit, &self.cc, None)
+        self.s
+            .conn
+            .finish_send(now, seq, retransmit, &self.cc, None)
     }
 }

@@ -61,7 +61,9 @@ impl LinuxSender {
         // "Avoid bursty behavior by allowing defer only if the last write was recent":
         // `tcp_wstamp_ns`, the release time of a paced sender, else its last send.
         let wstamp = if c.pacer.enabled() {
-            c.pacer.next_send().max(self.last_send.unwrap_or(SimTime::ZERO))
+            c.pacer
+                .next_send()
+                .max(self.last_send.unwrap_or(SimTime::ZERO))
         } else {
             self.last_send.unwrap_or(SimTime::ZERO)
         };

@@ -219,7 +219,14 @@ fn gso_ack_clock(gso: Gso) -> Vec<Vec<(u32, bool)>> {
     let mut s = linux_sender_gso(30, 1000, false, gso);
     assert_eq!(drain(&mut s, SimTime::ZERO).len(), 30);
     (1..=3)
-        .map(|i| ack(&mut s, SimTime(100_000_000 + (i - 1) * 200_000), 2 * i as u32, &[]))
+        .map(|i| {
+            ack(
+                &mut s,
+                SimTime(100_000_000 + (i - 1) * 200_000),
+                2 * i as u32,
+                &[],
+            )
+        })
         .collect()
 }
 
