@@ -6,6 +6,19 @@
 use super::config::{BBR_SCALE, BW_SCALE, BW_UNIT};
 use crate::units::BitsPerSec;
 
+/// Linux `bbr_min_tso_rate` (1.2 Mb/s) in bytes per second.
+const MIN_TSO_RATE_BYTES: u64 = 1_200_000 / 8;
+
+/// Linux `bbr_min_tso_segs()` (v1 and v3): segments a GSO buffer has at least at a pacing
+/// rate of `pacing_rate` bytes per second: one below 1.2 Mb/s, else two.
+pub fn min_tso_segs(pacing_rate: u64) -> u32 {
+    if pacing_rate < MIN_TSO_RATE_BYTES {
+        1
+    } else {
+        2
+    }
+}
+
 /// Linux `bbr_rate_bytes_per_sec()`: `rate` (`BW_UNIT`s) of `mss`-byte segments times `gain`,
 /// less `margin_percent`, in bytes per second; the kernel's order of operations (in 128
 /// bits, where the kernel's 64 would overflow only past 2.9 Tbit/s).

@@ -49,16 +49,12 @@ use crate::rng::RngStream;
 use crate::tcp::minmax::{Keep, MinMax};
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
+use crate::tcp::gso::GSO_MAX_BYTES;
 use crate::units::BitsPerSec;
 pub(super) use config::TRACE;
 use config::{CYCLE_LEN, PACING_GAIN_CYCLE, TCP_INIT_CWND};
 use long_term::LongTerm;
 
-/// Largest TSO burst, bytes: `GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER` (65536 - 1 - 320
-/// on x86-64 builds).
-const GSO_MAX_BYTES: u64 = 65_536 - 1 - 320;
-/// Below this pacing rate (bit/s) BBR sends one segment per TSO burst (`bbr_min_tso_rate`).
-const MIN_TSO_RATE: u64 = 1_200_000;
 
 /// BBR's modes (Linux `enum bbr_mode`); the codes are those of the `cc` trace's `mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -282,11 +278,7 @@ impl Bbr {
 
     /// Linux `bbr_min_tso_segs()`: one segment per TSO burst below 1.2 Mb/s, else two.
     fn min_segs(&self) -> u32 {
-        if self.pacing_rate < MIN_TSO_RATE / 8 {
-            1
-        } else {
-            2
-        }
+        arith::min_tso_segs(self.pacing_rate)
     }
 
     /// Linux `bbr_tso_segs_goal()`: segments per TSO burst at the current pacing rate.

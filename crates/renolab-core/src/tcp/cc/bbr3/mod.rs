@@ -66,13 +66,6 @@ const UNBOUNDED: u32 = u32::MAX;
 const BW_UNBOUNDED: u64 = u64::MAX;
 /// Linux `GSO_LEGACY_MAX_SIZE`, bytes: the largest burst, and the RTT-based allowance.
 const GSO_LEGACY_MAX_SIZE: u64 = 65_536;
-/// Linux `MAX_TCP_HEADER` on x86-64 builds, bytes.
-const MAX_TCP_HEADER: u64 = 320;
-/// Linux `sysctl_tcp_min_tso_segs`: segments a TSO burst has at least.
-const MIN_TSO_SEGS: u32 = 2;
-/// Linux `bbr_min_tso_rate` (1.2 Mb/s) in bytes per second: below it, one segment per
-/// GSO buffer.
-const MIN_TSO_RATE_BYTES: u64 = 1_200_000 / 8;
 
 /// What BBRv3 reads from an ACK beyond what v1 reads: the fields Google's v3 tree adds to
 /// Linux's rate sample (`struct rate_sample`) and connection (`tcp_sock`), from the
@@ -573,11 +566,7 @@ impl CongestionControl for Bbr3 {
 
     /// v3's `bbr_min_tso_segs()` (as v1's): one segment per GSO buffer below 1.2 Mb/s.
     fn min_tso_segs(&self) -> Option<u32> {
-        Some(if self.pacing_rate < MIN_TSO_RATE_BYTES {
-            1
-        } else {
-            2
-        })
+        Some(arith::min_tso_segs(self.pacing_rate))
     }
 
     /// Loss recovery sets the window: after a timeout's `on_congestion`, this is Linux's

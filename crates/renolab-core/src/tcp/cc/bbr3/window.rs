@@ -3,6 +3,7 @@
 //! (`bbr_bound_cwnd_for_inflight_model()`), and the gains of each mode (`bbr_update_gains()`).
 
 use super::*;
+use crate::tcp::gso::{DEFAULT_MIN_TSO_SEGS, GSO_MAX_BYTES};
 
 impl Bbr3 {
     // ----- pacing -------------------------------------------------------------------------
@@ -53,8 +54,8 @@ impl Bbr3 {
                 bytes += GSO_LEGACY_MAX_SIZE >> r;
             }
         }
-        let bytes = bytes.min(GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER);
-        ((bytes / self.mss as u64) as u32).max(MIN_TSO_SEGS)
+        let bytes = bytes.min(GSO_MAX_BYTES);
+        ((bytes / self.mss as u64) as u32).max(DEFAULT_MIN_TSO_SEGS)
     }
 
     // ----- the window ---------------------------------------------------------------------
