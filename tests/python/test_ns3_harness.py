@@ -329,3 +329,7 @@ dst = "d1"
     assert float(b["utilisation"]) > 0.9
     assert (summary["simulator"], summary["run"], summary["stop_reason"]) == ("ns-3", 1, "duration")
     assert summary["sim_time_s"] == pytest.approx(4.0)
+    # Events and CPU time of the event loop, for the ns-3 row of docs/benchmarks.md: at least
+    # one event per segment delivered, and CPU time no more than the loop's wall time.
+    assert summary["ns3_events"] > int(f["segments_delivered"])
+    assert 0 < summary["ns3_run_cpu_s"] <= summary["ns3_run_wall_s"] + 0.05

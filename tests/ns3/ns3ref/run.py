@@ -59,6 +59,8 @@ def run_scenario(
         "wall_time_s": time.perf_counter() - t0,
         "ns3_setup_s": build_t0 - t0,
         "ns3_run_wall_s": sim.wall_s,
+        "ns3_run_cpu_s": sim.cpu_s,
+        "ns3_events": sim.events,
         "machine": f"{platform.node()} {platform.machine()} python {platform.python_version()}",
         "mss": scenario.mss,
         "variant_map": variant_map,
