@@ -12,6 +12,9 @@ endpoints (``renolab emulate``, root needed) and through renolab (``renolab run`
 - the **mean bottleneck queue**, packets, over the last 20 s, counting the packet being
   serialised (from the ``hops`` trace: a packet counts from its enqueue to the end of its
   serialisation, or its drop);
+- how the receiver acknowledged (``silence_pct``, ``stretch_pct``): the share of the time
+  spent in ACK silences across four or more arriving segments, and of the segments stretch
+  ACKs covered (a host's noise: the kernel's BBR reads it as ACK aggregation);
 - mean cwnd, pacing rate and (BBR) bandwidth estimate over the same 20 s (the kernel's from
   ``TCP_INFO`` and ``TCP_CC_INFO`` every 2 ms), retransmissions, and the emulator's
   lateness (runs with a p99 above ``--max-p99-us`` are flagged: a late driver batches
@@ -119,6 +122,33 @@ def trains(hops: pd.DataFrame, t0: float, gap_s: float) -> dict:
     }
 
 
+def ack_silence(hops: pd.DataFrame, t0: float, t1: float, segments: int = 4) -> dict:
+    """How the receiver's host acknowledged: the share of [t0, t1] (percent) spent in silences
+    during which `segments` or more data segments reached the receiver (the last link's
+    ``receive``) and it sent no ACK (its reverse link's ``enqueue``), and the share of the
+    acknowledged segments that such stretch ACKs covered. A Linux receiver acknowledges every
+    second full segment at once (``__tcp_ack_snd_check()``); a longer silence is its host not
+    running the TCP receive path: the receiving application owned the socket (the segments wait
+    in the backlog, ``tcp_add_backlog()`` coalesces them, one ACK answers them all at
+    ``release_sock()``) or the CPU was busy elsewhere. BBR counts the stretch ACKs as ACK
+    aggregation (``bbr_update_ack_aggregation()``) and raises its window for them."""
+    link, ev, kind = hops["link"].astype(str), hops["event"].astype(str), hops["kind"].astype(str)
+    last = hops.loc[kind == "data", "link"].astype(str).iloc[-1]
+    data = hops[(link == last) & (ev == "receive") & (kind == "data")]["time_s"].to_numpy()
+    acks = hops[(link == last + "/rev") & (ev == "enqueue") & (kind == "ack")]
+    acks = acks[(acks["time_s"] >= t0) & (acks["time_s"] < t1)]
+    t, seq = acks["time_s"].to_numpy(), acks["seq"].to_numpy(dtype=np.int64)
+    if len(t) < 2:
+        return {"silence_pct": float("nan"), "stretch_pct": float("nan")}
+    arrived = np.searchsorted(data, t[1:]) - np.searchsorted(data, t[:-1])
+    stalls = arrived >= segments
+    covered = np.clip(np.diff(seq), 0, None)  # segments each ACK newly acknowledged
+    return {
+        "silence_pct": float(np.diff(t)[stalls].sum() / (t1 - t0) * 100),
+        "stretch_pct": float(covered[covered >= segments].sum() / max(1, covered.sum()) * 100),
+    }
+
+
 def analyse(d: Path, gap_s: float, last_s: float = 20.0) -> dict:
     summary = json.loads((d / "summary.json").read_text())
     end = float(summary["sim_time_s"])
@@ -127,7 +157,7 @@ def analyse(d: Path, gap_s: float, last_s: float = 20.0) -> dict:
     links = pd.read_csv(d / "links.csv")
     hops = read(d, "hops")
     rate = float(links.loc[links["link"] == "bottleneck", "rate_bps"].iloc[0])
-    row = {"queue": mean_queue(hops, rate, t0, end), **trains(hops, t0, gap_s)}
+    row = {"queue": mean_queue(hops, rate, t0, end), **trains(hops, t0, gap_s), **ack_silence(hops, t0, end)}
     row["cwnd"] = time_mean(read(d, "cwnd"), "cwnd", t0, end)
     cc = read(d, "cc")
     for col, scale in (("pacing_rate_bps", 1e-6), ("btl_bw_bps", 1e-6)):
@@ -141,7 +171,7 @@ def analyse(d: Path, gap_s: float, last_s: float = 20.0) -> dict:
 
 
 COLUMNS = ["queue", "train", "in1", "in2", "in3", "in4", "in5+", "gap_ms", "cwnd", "pacing_rate", "btl_bw",
-           "retx", "p99_us", "max_ms"]
+           "retx", "silence_pct", "stretch_pct", "p99_us", "max_ms"]
 
 
 def report(args: argparse.Namespace) -> None:
