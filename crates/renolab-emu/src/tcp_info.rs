@@ -135,8 +135,11 @@ impl BbrInfo {
     }
 }
 
-/// The `cc` trace's row for the kernel's state: pacing and delivery rates and the min RTT
-/// from `TCP_INFO`, and BBR's estimate, gains and mode from `TCP_CC_INFO`.
+/// The `cc` trace's row for the kernel's state: pacing and delivery rates from `TCP_INFO`,
+/// and BBR's estimate, min RTT, gains and mode from `TCP_CC_INFO`. The min RTT is BBR's own
+/// (`bbr->min_rtt_us`, its 10 s filter, which ProbeRTT refreshes) under BBR, as renolab's
+/// `cc` trace reports it; `TCP_INFO`'s `tcpi_min_rtt` (the connection's 5-minute filter,
+/// usually the handshake's) for every other controller.
 pub fn cc_state(info: &TcpInfo, bbr: Option<&BbrInfo>) -> CcState {
     let bps = |bytes: u64| bytes as f64 * 8.0;
     let nan = f64::NAN;
@@ -154,6 +157,7 @@ pub fn cc_state(info: &TcpInfo, bbr: Option<&BbrInfo>) -> CcState {
         state = state
             .with_mode(b.mode())
             .with("btl_bw_bps", bps(b.bw))
+            .with("min_rtt_ns", b.min_rtt_us as f64 * 1e3)
             .with("pacing_gain", b.pacing_gain as f64 / BBR_UNIT)
             .with("cwnd_gain", b.cwnd_gain as f64 / BBR_UNIT);
     }
@@ -230,7 +234,12 @@ mod tests {
             pacing_gain: 256,
             cwnd_gain: 512,
         };
+        let bbr = BbrInfo {
+            min_rtt_us: 21_300, // BBR's own filter, not tcpi_min_rtt
+            ..bbr
+        };
         let row = cc_state(&TcpInfo::parse(&b).unwrap(), Some(&bbr));
+        assert_eq!(row.named("min_rtt_ns"), 21.3e6);
         let probe_bw = renolab_core::tcp::cc::cc_modes()
             .iter()
             .position(|m| *m == "probe_bw");
