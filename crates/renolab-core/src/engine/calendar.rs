@@ -15,6 +15,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::near::NearHeap;
+
 /// Aim for about this many events fired per slot. Fewer, and pushes into buckets (and their
 /// later loads) cost more than the shallower near heap saves; on the 1000-flow case of
 /// docs/benchmarks.md (callgrind, 0.6 s) 8 took 925.8 M instructions, 32 877.2 M, 128
@@ -137,7 +139,7 @@ impl Calendar {
 
     /// Advances to the next slot holding keys and swaps its bucket with the (empty) near
     /// heap. False when nothing is pending.
-    pub(super) fn advance(&mut self, near: &mut BinaryHeap<Reverse<u128>>) -> bool {
+    pub(super) fn advance(&mut self, near: &mut NearHeap) -> bool {
         debug_assert!(near.is_empty());
         if let Some(slot) = self.next_occupied() {
             self.current = slot;
@@ -147,9 +149,7 @@ impl Calendar {
             self.len -= keys.len();
             // The near heap's empty allocation goes back to the bucket, so no slot ever
             // allocates twice for the same load.
-            let keys: Vec<Reverse<u128>> = reverse_all(keys);
-            let spare = std::mem::replace(near, BinaryHeap::from(keys)).into_vec();
-            self.buckets[index] = unreverse_all(spare);
+            self.buckets[index] = std::mem::replace(near, NearHeap::from_vec(keys)).take_vec();
         } else if let Some(&Reverse(first)) = self.overflow.peek() {
             self.current = time_of(first) >> self.shift;
         } else {
@@ -164,7 +164,7 @@ impl Calendar {
             self.overflow.pop();
             self.len -= 1;
             if let Placed::Near = self.place(key) {
-                near.push(Reverse(key));
+                near.push(key);
             }
         }
         true
@@ -206,13 +206,4 @@ impl Calendar {
         }
         None
     }
-}
-
-/// `Reverse<u128>` is `repr(transparent)`, but a safe map compiles to the same in-place loop.
-fn reverse_all(keys: Vec<u128>) -> Vec<Reverse<u128>> {
-    keys.into_iter().map(Reverse).collect()
-}
-
-fn unreverse_all(keys: Vec<Reverse<u128>>) -> Vec<u128> {
-    keys.into_iter().map(|Reverse(k)| k).collect()
 }

@@ -8,12 +8,10 @@
 //! endpoint at most one live timer event (see [`TimerSlot`]), so it holds O(links + media +
 //! flows) entries however many packets are in flight.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::time::SimTime;
 
 mod calendar;
+mod near;
 
 /// What happens when an event fires. Small and `Copy`: the heap moves these around.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,6 +149,7 @@ const CHECK_EVERY: u64 = 1024;
 /// unique), and 16-byte entries make the heap's sifting move half the memory that a
 /// separate key and event would: popping is the engine's largest single cost. (A 4-ary
 /// heap, tried, ran 50 % slower: std's pop sifts to the bottom with one comparison a level.)
+/// The heap's pop leaves the root for the next push to replace ([`near`]).
 ///
 /// While few entries are pending they all live in one binary heap. Past [`CALENDAR_AT`] a
 /// calendar queue takes the ones beyond the current time slot, so the heap stays a few
@@ -158,7 +157,7 @@ const CHECK_EVERY: u64 = 1024;
 #[derive(Debug)]
 pub struct Scheduler {
     /// Entries due before `horizon`: all of them until the calendar starts.
-    near: BinaryHeap<Reverse<u128>>,
+    near: near::NearHeap,
     /// Entries at or after this time go to the calendar (`u64::MAX` without one).
     horizon: u64,
     /// Events fired and the clock at the last check: the event rate sizes the slots.
@@ -175,7 +174,7 @@ pub struct Scheduler {
 impl Default for Scheduler {
     fn default() -> Self {
         Scheduler {
-            near: BinaryHeap::new(),
+            near: near::NearHeap::default(),
             horizon: u64::MAX,
             last_check: (0, 0),
             calendar: None,
@@ -236,7 +235,7 @@ impl Scheduler {
         let low = (seq << EVENT_BITS) | event.encode();
         let key = ((at.0 as u128) << 64) | low as u128;
         if at.0 < self.horizon {
-            self.near.push(Reverse(key));
+            self.near.push(key);
         } else {
             self.push_beyond(key);
         }
@@ -251,7 +250,7 @@ impl Scheduler {
             }
         }
         // `u64::MAX` itself, without a calendar or in its last slot.
-        self.near.push(Reverse(key));
+        self.near.push(key);
     }
 
     /// Every [`CHECK_EVERY`] insertion numbers: renumbers when the numbers run out, starts
@@ -297,16 +296,12 @@ impl Scheduler {
             self.horizon = cal.horizon();
             self.calendar = Some(Box::new(cal));
         }
-        self.near = near.into_iter().map(Reverse).collect();
+        self.near = near::NearHeap::from_vec(near);
     }
 
     /// Every pending key, heap and calendar, in ascending order, leaving neither.
     fn take_sorted(&mut self) -> Vec<u128> {
-        let mut keys: Vec<u128> = std::mem::take(&mut self.near)
-            .into_vec()
-            .into_iter()
-            .map(|Reverse(k)| k)
-            .collect();
+        let mut keys = self.near.take_vec();
         if let Some(mut cal) = self.calendar.take() {
             cal.drain_into(&mut keys);
         }
@@ -319,7 +314,7 @@ impl Scheduler {
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
         match self.near.peek() {
-            Some(Reverse(key)) => Some(SimTime((key >> 64) as u64)),
+            Some(key) => Some(SimTime((key >> 64) as u64)),
             None => self.calendar.as_ref()?.peek_time().map(SimTime),
         }
     }
@@ -329,7 +324,7 @@ impl Scheduler {
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         let key = match self.near.pop() {
-            Some(Reverse(key)) => key,
+            Some(key) => key,
             None => self.pop_from_calendar()?,
         };
         let at = SimTime((key >> 64) as u64);
@@ -347,7 +342,7 @@ impl Scheduler {
             return None;
         }
         self.horizon = cal.horizon();
-        self.near.pop().map(|Reverse(key)| key)
+        self.near.pop()
     }
 
     /// Gives the pending entries the insertion numbers 1, 2, ... in their order (an entry
@@ -371,7 +366,7 @@ impl Scheduler {
         }
         self.next_seq = seq;
         // All in the heap again; the next push past the limit lays out a calendar anew.
-        self.near = keys.into_iter().map(Reverse).collect();
+        self.near = near::NearHeap::from_vec(keys);
         self.horizon = u64::MAX;
     }
 }
@@ -417,6 +412,8 @@ impl TimerSlot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
 
     #[test]
     fn simultaneous_events_fire_in_insertion_order() {
