@@ -658,7 +658,8 @@ mod tests {
     #[test]
     fn many_equal_times_keep_insertion_order_in_the_calendar() {
         let mut s = Scheduler::new();
-        for flow in 0..5 * CALENDAR_AT as u32 {
+        // Past the threshold, and enough insertions for the layout to be looked at.
+        for flow in 0..5 * CALENDAR_AT as u32 + CHECK_EVERY as u32 {
             s.schedule(
                 SimTime(1_000 + (flow as u64 % 3) * 5_000_000),
                 Event::FlowStart { flow },
