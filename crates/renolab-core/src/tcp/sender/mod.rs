@@ -38,9 +38,9 @@ pub use classic::ClassicSender;
 pub(crate) use conn::Conn;
 pub use linux::LinuxSender;
 
-use super::cc::{Cc, CongestionControl, Declared, Vegas, VegasConfig};
+use super::cc::{Cc, CongestionControl, Declared, Reno, RenoConfig, Vegas, VegasConfig};
 use super::config::{Dialect, SenderConfig, Transfer};
-use super::recovery::{FineTimer, Recovery, RecoveryKind, VegasNs2};
+use super::recovery::{FineTimer, Recovery, RecoveryKind, RenoRecovery, VegasNs2};
 use super::window::Window;
 use crate::packet::Ecn;
 use crate::time::{SimDuration, SimTime};
@@ -95,6 +95,10 @@ pub struct SenderStats {
 /// object).
 #[derive(Debug)]
 pub enum TcpSender {
+    /// Reno's controller with Reno's recovery (`variant = "reno"` under the ns-2 and RFC
+    /// profiles): the classic sender built for these two alone, so that the commonest flow
+    /// runs no other controller's or recovery's `match` on its per-packet path.
+    Reno(ClassicSender<Reno, RenoRecovery>),
     /// ns-2's one-way agent or the RFCs' sender, with one of the classic recoveries.
     Classic(ClassicSender<Cc, Recovery>),
     /// A Vegas controller with its fine-grained loss detection around a classic recovery.
@@ -110,6 +114,7 @@ pub enum TcpSender {
 macro_rules! each {
     ($self:expr, $s:ident => $e:expr) => {
         match $self {
+            TcpSender::Reno($s) => $e,
             TcpSender::Classic($s) => $e,
             TcpSender::Vegas($s) => $e,
             TcpSender::Ns2Vegas($s) => $e,
@@ -144,6 +149,16 @@ impl TcpSender {
             cc if config.recovery == RecoveryKind::Prr => TcpSender::Linux(Box::new(
                 LinuxSender::new(config, transfer, cc, clock_phase),
             )),
+            Cc::Reno(reno) if config.recovery == RecoveryKind::Reno => {
+                TcpSender::Reno(ClassicSender::new(
+                    config,
+                    transfer,
+                    reno,
+                    RenoRecovery::default(),
+                    clock_phase,
+                    false,
+                ))
+            }
             Cc::Vegas(vegas) => {
                 let recovery = FineTimer(Recovery::new(config.recovery));
                 TcpSender::Vegas(ClassicSender::new(
@@ -204,6 +219,7 @@ impl TcpSender {
     #[inline]
     pub fn inflated_cwnd(&self) -> Window {
         match self {
+            TcpSender::Reno(s) => s.inflated_cwnd(),
             TcpSender::Classic(s) => s.inflated_cwnd(),
             TcpSender::Vegas(s) => s.inflated_cwnd(),
             TcpSender::Ns2Vegas(s) => s.inflated_cwnd(),
@@ -221,6 +237,7 @@ impl TcpSender {
     /// True while in fast recovery (the classic sender's episode, Linux's Recovery state).
     pub fn in_fast_recovery(&self) -> bool {
         match self {
+            TcpSender::Reno(s) => s.in_fast_recovery(),
             TcpSender::Classic(s) => s.in_fast_recovery(),
             TcpSender::Vegas(s) => s.in_fast_recovery(),
             TcpSender::Ns2Vegas(s) => s.in_fast_recovery(),
@@ -231,9 +248,10 @@ impl TcpSender {
     /// The congestion controller's state for the `cc` trace.
     pub fn cc_state(&self) -> crate::tcp::cc::CcState {
         match self {
+            TcpSender::Reno(s) => declared_state::<RenoConfig>(s.cc()),
             TcpSender::Classic(s) => s.cc().cc_state(),
-            TcpSender::Vegas(s) => vegas_state(s.cc()),
-            TcpSender::Ns2Vegas(s) => vegas_state(s.cc()),
+            TcpSender::Vegas(s) => declared_state::<VegasConfig>(s.cc()),
+            TcpSender::Ns2Vegas(s) => declared_state::<VegasConfig>(s.cc()),
             TcpSender::Linux(s) => s.cc().cc_state(),
         }
     }
@@ -388,11 +406,10 @@ impl TcpSender {
     }
 }
 
-/// The `cc` trace's values of a Vegas controller.
-fn vegas_state(vegas: &Vegas) -> crate::tcp::cc::CcState {
-    crate::tcp::cc::CcState::of(<VegasConfig as Declared>::DECLARATION, |values| {
-        vegas.trace(values)
-    })
+/// The `cc` trace's values of a controller a sender holds outside [`Cc`], declared by `D`
+/// (as [`Cc::cc_state`] reports those inside it).
+fn declared_state<D: Declared>(cc: &impl CongestionControl) -> crate::tcp::cc::CcState {
+    crate::tcp::cc::CcState::of(D::DECLARATION, |values| cc.trace(values))
 }
 
 /// Building blocks for unit tests of loss recoveries and controllers.

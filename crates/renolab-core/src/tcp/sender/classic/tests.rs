@@ -49,6 +49,7 @@ fn ack(s: &mut TcpSender, t: SimTime, a: u32) -> Vec<(u32, bool)> {
 /// The sender's settings, to change between events.
 fn config_mut(s: &mut TcpSender) -> &mut SenderConfig {
     match s {
+        TcpSender::Reno(c) => &mut c.conn_mut().config,
         TcpSender::Classic(c) => &mut c.conn_mut().config,
         TcpSender::Vegas(c) => &mut c.conn_mut().config,
         TcpSender::Ns2Vegas(c) => &mut c.conn_mut().config,
