@@ -255,8 +255,10 @@ trait Acknowledge {
             owed.syn_ack = false;
             return Some(AckOut::syn_ack(data.rcv_nxt, owed.ecn.syn_ack_bits()));
         }
-        if let Some(flush) = owed.flush.take() {
-            return Some(flush);
+        // Tested before it is taken: `take()` alone copies the whole `Option<AckOut>` out
+        // and back on every call, though a held ACK is rare.
+        if owed.flush.is_some() {
+            return owed.flush.take();
         }
         if !owed.ack {
             return None;
