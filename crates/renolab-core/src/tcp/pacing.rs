@@ -68,8 +68,8 @@ impl Pacer {
     /// wants waking at [`Pacer::release`]).
     #[inline]
     pub fn holds(&mut self, now: SimTime) -> bool {
-        let in_burst = self.burst_left > 0 && self.burst_at == now;
-        let held = self.enabled && now < self.next_send && !in_burst;
+        // An unpaced sender's answer is its one flag.
+        let held = self.enabled && now < self.next_send && !self.in_burst(now);
         if held {
             self.waiting = true;
         }
