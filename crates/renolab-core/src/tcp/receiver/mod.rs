@@ -122,6 +122,12 @@ impl Reassembly {
     /// in order.
     #[inline(always)]
     fn receive(&mut self, now: SimTime, seq: u32) -> Arrival {
+        if seq == self.rcv_nxt && self.out_of_order.is_empty() {
+            // The common case: the next segment, nothing held to make contiguous.
+            self.deliver(seq);
+            self.note_if_finished(now);
+            return Arrival::InOrder { filled_gap: false };
+        }
         if seq < self.rcv_nxt || (seq > self.rcv_nxt && !self.out_of_order.insert(seq)) {
             return Arrival::Duplicate;
         }
@@ -133,10 +139,16 @@ impl Reassembly {
         while self.out_of_order.remove(self.rcv_nxt) {
             self.deliver(self.rcv_nxt);
         }
+        self.note_if_finished(now);
+        Arrival::InOrder { filled_gap }
+    }
+
+    /// The transfer is complete once `rcv_nxt` reaches its end (at `now`, the first time).
+    #[inline(always)]
+    fn note_if_finished(&mut self, now: SimTime) {
         if self.transfer.segments() == Some(self.rcv_nxt) {
             self.stats.finished_at.get_or_insert(now);
         }
-        Arrival::InOrder { filled_gap }
     }
 
     #[inline(always)]
