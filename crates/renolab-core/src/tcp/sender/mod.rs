@@ -15,7 +15,9 @@
 //! - [`ClassicSender`] ([`classic`]), ns-2's one-way agent and the RFCs' sender (profiles
 //!   `rfc`, `ns2`, `opnet`, and any profile with a classic recovery): duplicate-ACK
 //!   counting, Karn's timed segment, and a loss recovery behind the
-//!   [`crate::tcp::recovery::LossRecovery`] interface (ns-3's `TcpRecoveryOps`);
+//!   [`crate::tcp::recovery::LossRecovery`] interface (ns-3's `TcpRecoveryOps`); Reno's
+//!   controller with Reno's recovery, the commonest flow, has an arm of its own built for
+//!   those two types (`ClassicSender<Reno, RenoRecovery>`), the others the closed enums;
 //! - [`LinuxSender`] ([`linux`]), a Linux 6.x socket (`recovery = "prr"`): the retransmission
 //!   queue with SACK and RACK-TLP, PRR, Linux's congestion states and timers;
 //! - a Vegas controller's classic sender, whose recovery is typed to the Vegas controller it

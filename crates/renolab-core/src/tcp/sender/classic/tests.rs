@@ -451,3 +451,58 @@ fn ns2_vegas_retransmits_an_expired_segment_on_the_next_new_acks() {
     assert_eq!(s.cwnd(), w(7));
     assert_eq!((s.stats().fast_retransmits, s.stats().retransmits), (1, 3));
 }
+
+/// What went out after each event, and the window after it: cwnd, ssthresh, inflated cwnd.
+type Log = Vec<(Vec<(u32, bool)>, Window, Window, Window)>;
+
+/// The same script on a sender: ACKs (with duplicates and a timeout), what went out after
+/// each, and the window.
+fn script(mut s: TcpSender) -> Log {
+    let mut log = vec![(
+        drain(&mut s, ms(0)),
+        s.cwnd(),
+        s.ssthresh(),
+        s.inflated_cwnd(),
+    )];
+    let acks = [1, 2, 3, 3, 3, 3, 3, 3, 9, 10, 10, 10, 10, 14];
+    for (i, &a) in acks.iter().enumerate() {
+        let t = ms(10 * (i as u64 + 1));
+        log.push((ack(&mut s, t, a), s.cwnd(), s.ssthresh(), s.inflated_cwnd()));
+    }
+    let late = ms(5_000);
+    s.on_timeout(late);
+    log.push((
+        drain(&mut s, late),
+        s.cwnd(),
+        s.ssthresh(),
+        s.inflated_cwnd(),
+    ));
+    log
+}
+
+#[test]
+fn reno_with_reno_recovery_has_its_own_arm_that_behaves_as_the_generic_one() {
+    let own = reno(4, 50);
+    assert!(matches!(own, TcpSender::Reno(_)));
+    let mut generic = own_config_as_generic();
+    assert!(matches!(generic, TcpSender::Classic(_)));
+    generic.start(SimTime::ZERO);
+    assert_eq!(script(own), script(generic));
+}
+
+/// The Reno controller with Reno's recovery in the generic arm, as the flows had it before
+/// their arm of their own.
+fn own_config_as_generic() -> TcpSender {
+    let transfer = Transfer {
+        mss: 1000,
+        bytes: Some(50_000),
+    };
+    TcpSender::Classic(super::ClassicSender::new(
+        config(RecoveryKind::Reno),
+        transfer,
+        Cc::Reno(Reno::new(4, u32::MAX, false)),
+        crate::tcp::recovery::Recovery::new(RecoveryKind::Reno),
+        0,
+        false,
+    ))
+}
