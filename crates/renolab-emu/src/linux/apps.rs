@@ -4,7 +4,13 @@
 //! `rtt` and `cc` traces, and once at the end for the flow's counters.
 //!
 //! One thread serves every flow with `ppoll`: the work per byte is the kernel's, and a
-//! thread per flow would only compete with the driver for the CPU.
+//! thread per flow would only compete with the driver for the CPU. The receivers are read
+//! first and a sender gets one bounded `write` per wake-up, so a reader is never kept
+//! waiting behind a sender filling its buffer: a Linux receiver whose application is late
+//! holds its ACKs back (`__tcp_ack_snd_check()` waits for the window to open, and segments
+//! that arrive while `recvmsg()` owns the socket are coalesced in the backlog by
+//! `tcp_add_backlog()`), and the stretch ACKs that follow are this program's timing, not
+//! TCP's.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,8 +22,12 @@ use renolab_core::trace::{cc_record, Record, TraceSink};
 use super::sys;
 use crate::tcp_info::{cc_state, BbrInfo, TcpInfo};
 
-/// Bytes the sender offers per `write`.
-const CHUNK: usize = 256 * 1024;
+/// Bytes the sender offers per `write`, one `write` per wake-up: small enough that the
+/// copy into the socket (and the transmissions `tcp_sendmsg()` makes on the way) keeps the
+/// thread from the receivers for tens of microseconds, not milliseconds.
+const CHUNK: usize = 64 * 1024;
+/// Bytes a receiver reads per `read` (as many reads as there is data).
+const READ_CHUNK: usize = 256 * 1024;
 
 /// The sockets of one TCP flow, made in set-up.
 pub struct FlowSockets {
@@ -114,7 +124,7 @@ pub fn run(
         })
         .collect();
     let zeros = vec![0u8; CHUNK];
-    let mut sink = vec![0u8; CHUNK];
+    let mut sink = vec![0u8; READ_CHUNK];
     let mut fds: Vec<libc::pollfd> = Vec::new();
     let mut owners: Vec<(usize, u8)> = Vec::new(); // (app, 0 listener / 1 client / 2 server)
     let mut next_sample = 0u64;
@@ -172,20 +182,23 @@ pub fn run(
         if sys::wait(&mut fds, timeout).is_err() {
             continue;
         }
-        for (k, fd) in fds.iter().enumerate() {
-            if fd.revents == 0 {
-                continue;
-            }
-            let (i, which) = owners[k];
-            let a = &mut apps[i];
-            match which {
-                0 => match sys::accept(&a.s.listener) {
-                    Ok(Some(server)) => a.server = Some(server),
-                    Ok(None) => {}
-                    Err(e) => fail(a, format!("accept: {e}")),
-                },
-                1 => on_writable(a, now(), &zeros),
-                _ => on_readable(a, now(), &mut sink),
+        // Receivers first (see the module's documentation), then senders and listeners.
+        for readers in [true, false] {
+            for (k, fd) in fds.iter().enumerate() {
+                let (i, which) = owners[k];
+                if fd.revents == 0 || (which == 2) != readers {
+                    continue;
+                }
+                let a = &mut apps[i];
+                match which {
+                    0 => match sys::accept(&a.s.listener) {
+                        Ok(Some(server)) => a.server = Some(server),
+                        Ok(None) => {}
+                        Err(e) => fail(a, format!("accept: {e}")),
+                    },
+                    1 => on_writable(a, now(), &zeros),
+                    _ => on_readable(a, now(), &mut sink),
+                }
             }
         }
         let done = apps
@@ -237,7 +250,8 @@ fn on_writable(a: &mut App, t: SimTime, zeros: &[u8]) {
             Err(e) => return fail(a, e.to_string()),
         }
     }
-    while a.state == State::Sending {
+    // One write per wake-up: the next poll finds the socket still writable if it is.
+    if a.state == State::Sending {
         let want = match a.s.bytes {
             Some(total) => (total - a.sent).min(zeros.len() as u64) as usize,
             None => zeros.len(),
@@ -245,10 +259,9 @@ fn on_writable(a: &mut App, t: SimTime, zeros: &[u8]) {
         if want == 0 {
             sys::shutdown_write(&a.s.client);
             a.state = State::Sent;
-            break;
+            return;
         }
         match sys::write_some(a.s.client.as_raw_fd(), &zeros[..want]) {
-            Ok(0) => break,
             Ok(n) => a.sent += n as u64,
             Err(e) => return fail(a, format!("write: {e}")),
         }
