@@ -342,3 +342,70 @@ fn read_info(fd: &OwnedFd) -> Option<TcpInfo> {
     let len = sys::tcp_info(fd, &mut buf).ok()?;
     TcpInfo::parse(&buf[..len.min(buf.len())])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::FromRawFd;
+
+    /// A connected, non-blocking pair of Unix stream sockets.
+    fn socket_pair() -> (OwnedFd, OwnedFd) {
+        let mut fds = [0; 2];
+        // SAFETY: `fds` has room for the two descriptors socketpair(2) writes.
+        let r = unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                0,
+                fds.as_mut_ptr(),
+            )
+        };
+        assert_eq!(r, 0, "socketpair: {}", std::io::Error::last_os_error());
+        // SAFETY: both descriptors were just created and are owned by nobody else.
+        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
+    }
+
+    #[test]
+    fn a_sender_writes_one_chunk_per_wake_up_so_readers_are_not_kept_waiting() {
+        let (client, _peer) = socket_pair();
+        let (listener, _other) = socket_pair();
+        // The socket takes far more than one chunk: writing until it is full (what the
+        // thread did before) would write more than CHUNK here.
+        let big = 4 * CHUNK as libc::c_int;
+        // SAFETY: a valid socket and a pointer to a c_int of the length passed.
+        unsafe {
+            libc::setsockopt(
+                client.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_SNDBUF,
+                (&big as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            );
+        }
+        let mut a = App {
+            s: FlowSockets {
+                flow: 0,
+                client,
+                listener,
+                dst: ([127, 0, 0, 1], 1),
+                start: SimTime(0),
+                stop: None,
+                bytes: None,
+            },
+            state: State::Sending,
+            server: None,
+            eof: false,
+            sent: 0,
+            out: FlowOutcome::default(),
+            traced: None,
+            traced_rtt: None,
+            traced_cc: None,
+            sampled_last: false,
+        };
+        let zeros = vec![0u8; CHUNK];
+        on_writable(&mut a, SimTime(0), &zeros);
+        assert_eq!(a.sent, CHUNK as u64);
+        on_writable(&mut a, SimTime(0), &zeros);
+        assert_eq!(a.sent, 2 * CHUNK as u64);
+    }
+}
