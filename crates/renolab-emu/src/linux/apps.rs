@@ -88,6 +88,24 @@ struct App {
     sampled_last: bool,
 }
 
+impl App {
+    /// A flow's application before its start: nothing connected, sent or traced.
+    fn new(s: FlowSockets) -> App {
+        App {
+            s,
+            state: State::Waiting,
+            server: None,
+            eof: false,
+            sent: 0,
+            out: FlowOutcome::default(),
+            traced: None,
+            traced_rtt: None,
+            traced_cc: None,
+            sampled_last: false,
+        }
+    }
+}
+
 /// The `cwnd`, `rtt` and `cc` traces, fed from `TCP_INFO` (and `TCP_CC_INFO`).
 pub struct InfoTraces {
     /// `cwnd` records (time, flow, cwnd, ssthresh and the inflated cwnd, in segments).
@@ -108,21 +126,7 @@ pub fn run(
     stop: &AtomicBool,
     finished: &AtomicBool,
 ) -> Vec<FlowOutcome> {
-    let mut apps: Vec<App> = flows
-        .into_iter()
-        .map(|s| App {
-            s,
-            state: State::Waiting,
-            server: None,
-            eof: false,
-            sent: 0,
-            out: FlowOutcome::default(),
-            traced: None,
-            traced_rtt: None,
-            traced_cc: None,
-            sampled_last: false,
-        })
-        .collect();
+    let mut apps: Vec<App> = flows.into_iter().map(App::new).collect();
     let zeros = vec![0u8; CHUNK];
     let mut sink = vec![0u8; READ_CHUNK];
     let mut fds: Vec<libc::pollfd> = Vec::new();
@@ -382,26 +386,16 @@ mod tests {
                 std::mem::size_of::<libc::c_int>() as libc::socklen_t,
             );
         }
-        let mut a = App {
-            s: FlowSockets {
-                flow: 0,
-                client,
-                listener,
-                dst: ([127, 0, 0, 1], 1),
-                start: SimTime(0),
-                stop: None,
-                bytes: None,
-            },
-            state: State::Sending,
-            server: None,
-            eof: false,
-            sent: 0,
-            out: FlowOutcome::default(),
-            traced: None,
-            traced_rtt: None,
-            traced_cc: None,
-            sampled_last: false,
-        };
+        let mut a = App::new(FlowSockets {
+            flow: 0,
+            client,
+            listener,
+            dst: ([127, 0, 0, 1], 1),
+            start: SimTime(0),
+            stop: None,
+            bytes: None,
+        });
+        a.state = State::Sending;
         let zeros = vec![0u8; CHUNK];
         on_writable(&mut a, SimTime(0), &zeros);
         assert_eq!(a.sent, CHUNK as u64);
