@@ -46,15 +46,14 @@ pub use config::{gain_units, gain_value, BbrConfig, BBR_SCALE, BBR_UNIT, BW_SCAL
 
 use super::{AckSample, CaState, CcEvent, Congestion, CongestionControl, Control};
 use crate::rng::RngStream;
+use crate::tcp::gso::GSO_MAX_BYTES;
 use crate::tcp::minmax::{Keep, MinMax};
 use crate::tcp::window::Window;
 use crate::time::{SimDuration, SimTime};
-use crate::tcp::gso::GSO_MAX_BYTES;
 use crate::units::BitsPerSec;
 pub(super) use config::TRACE;
 use config::{CYCLE_LEN, PACING_GAIN_CYCLE, TCP_INIT_CWND};
 use long_term::LongTerm;
-
 
 /// BBR's modes (Linux `enum bbr_mode`); the codes are those of the `cc` trace's `mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
