@@ -229,13 +229,23 @@ impl LinuxHystart {
 
     /// Linux `cubictcp_acked()`'s HyStart part and `hystart_update()`.
     fn on_ack(&mut self, a: &SlowStartAck) -> bool {
-        if self.found || a.cwnd < LOW_WINDOW || a.delay_min_us == 0 {
+        if self.found || a.delay_min_us == 0 {
             return false;
         }
         let now_us = micros(a.now);
         let end_seq = *self.end_seq.get_or_insert(a.snd_max);
         if a.ack > end_seq {
             self.reset_round(now_us, a.snd_max);
+        }
+        // Rounds are counted below the low window too, so that each begins with the first
+        // ACK of a flight (Linux 6.13+, "tcp_cubic: fix incorrect HyStart round start
+        // detection"; before 5.16 `cubictcp_cong_avoid()` reset them on every slow-start
+        // ACK). Counted from the low window on only (5.16-6.12), a round began mid-flight,
+        // its first RTT samples already carried the flight's queue, and the delay test
+        // ended slow start a round early: at 50 Mb/s, 80 ms, 1 BDP at 264 segments, where
+        // Linux 6.18 left it at 490.
+        if a.cwnd < LOW_WINDOW {
+            return false;
         }
         // The ACK train.
         if now_us.saturating_sub(self.last_ack_us) <= ACK_DELTA_US {
