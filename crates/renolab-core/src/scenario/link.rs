@@ -578,7 +578,10 @@ fn parse_latency(l: &Table<'_>) -> Result<LatencySpec> {
                 return Err(ScenarioError::new(l.field("median"), "must be above 0"));
             }
             if p99 < median {
-                return Err(ScenarioError::new(l.field("p99"), "must not be below median"));
+                return Err(ScenarioError::new(
+                    l.field("p99"),
+                    "must not be below median",
+                ));
             }
             LatencyDist::LogNormal { median, p99 }
         }
