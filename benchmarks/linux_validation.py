@@ -20,6 +20,10 @@ Usage (from the repository root, as root)::
 
 The kernel is not deterministic: figures are means over ``--runs`` runs on consecutive seeds
 (the seeds drive nothing else here, the paths being lossless apart from their queues).
+
+``--kernel-from TABLE.md`` reruns renolab's side only and takes the Linux column from a table
+this script printed before (no root needed): a change to renolab's model is then checked
+against kernel runs already made, the kernel not depending on renolab's code.
 """
 
 from __future__ import annotations
@@ -90,6 +94,29 @@ def mean_queue(hops: Any, rate_bps: float, t0: float, t1: float, link: str = "bo
     return float((count * dt).sum() / (t1 - t0))
 
 
+#: The Linux column of a stored table (``--kernel-from``): (section, path label, metric) -> value.
+STORED: dict[tuple[str, str, str], float] | None = None
+
+
+def read_table(path: str) -> dict[tuple[str, str, str], float]:
+    """The Linux column of a table this script printed: keyed by its ``###`` section (the
+    variant, or "A against B"), the row's path label ("10 Mb/s, 20 ms | 0.5 BDP") and metric."""
+    out: dict[tuple[str, str, str], float] = {}
+    section = ""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("### "):
+                section = line[4:].strip()
+            elif line.startswith("| ") and not line.startswith("| path"):
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                if len(cells) >= 6:
+                    try:
+                        out[(section, f"{cells[0]} | {cells[1]}", cells[2])] = float(cells[3].split()[0])
+                    except ValueError:
+                        pass
+    return out
+
+
 def flows_of(result: Any) -> dict[str, dict[str, Any]]:
     return {r["flow"]: r for r in result.flows.to_dict("records")}
 
@@ -122,15 +149,28 @@ def both(scenario: Scenario, runs: int, queue_mbps: int | None = None, **metrics
     trace = "hops" if queue_mbps else ()
     for i in range(runs):
         s = scenario.with_seed(1 + i)
-        kernel_run, sim_run = emulate(s, trace=trace), s.run(trace=trace)
-        kernel, sim = flows_of(kernel_run), flows_of(sim_run)
+        sim_run = s.run(trace=trace)
+        sim = flows_of(sim_run)
         for name, metric in metrics.items():
-            pairs[name].kernel.append(metric(kernel))
             pairs[name].renolab.append(metric(sim))
         if queue_mbps:
-            pairs["queue"].kernel.append(queue_of(kernel_run, queue_mbps))
             pairs["queue"].renolab.append(queue_of(sim_run, queue_mbps))
+        if STORED is not None:
+            continue  # the Linux column comes from the stored table (`row`)
+        kernel_run = emulate(s, trace=trace)
+        kernel = flows_of(kernel_run)
+        for name, metric in metrics.items():
+            pairs[name].kernel.append(metric(kernel))
+        if queue_mbps:
+            pairs["queue"].kernel.append(queue_of(kernel_run, queue_mbps))
     return pairs
+
+
+def row(section: str, label: str, what: str, pair: Pair, digits: int = 3) -> str:
+    """A table row; with ``--kernel-from`` the Linux figure is the stored table's."""
+    if STORED is not None:
+        pair.kernel = [STORED[(section, label, what)]]
+    return f"| {label} | {what} | {pair.row(digits=digits)} |"
 
 
 def share(f: dict[str, dict[str, Any]]) -> float:
@@ -147,6 +187,9 @@ def share_row(label: str, rate: int, rtt: int, bdp: float, first: str, second: s
         {"name": "f2", "src": "s2", "dst": "r2", "variant": second, "start": "1s"},
     ]
     sh = both(dumbbell(rate, rtt, bdp, two, args.long), args.runs, share=share)["share"]
+    section = first if first == second and what.startswith("two flows") else f"{first} against {second}"
+    if STORED is not None:
+        sh.kernel = [STORED[(section, label, what)]]
     k, r = statistics.fmean(sh.kernel), statistics.fmean(sh.renolab)
     return f"| {label} | {what} | {k:.1f} | {r:.1f} | {r - k:+.1f} points |"
 
@@ -159,13 +202,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--paths", type=int, default=len(PATHS), help="how many of the paths to run")
     p.add_argument("--pairs", nargs="*", default=[], metavar="A:B",
                    help="two-flow shares of variant A (first) against variant B")
+    p.add_argument("--kernel-from", metavar="TABLE.md",
+                   help="run renolab only; take the Linux column from a table this script printed")
     args = p.parse_args(argv)
-    reason = unsupported_reason()
+    global STORED
+    STORED = read_table(args.kernel_from) if args.kernel_from else None
+    reason = None if STORED is not None else unsupported_reason()
     if reason:
         print(f"cannot emulate here: {reason}", file=sys.stderr)
         return 2
     started = time.time()
-    print(f"Runs per cell: {args.runs}; long flows {args.long:g} s; {time.strftime('%Y-%m-%d')}.\n")
+    source = f"; Linux column from {args.kernel_from}" if STORED is not None else ""
+    print(f"Runs per cell: {args.runs}; long flows {args.long:g} s; {time.strftime('%Y-%m-%d')}{source}.\n")
     for variant in args.variants:
         print(f"### {variant}\n")
         print("| path | buffer | metric | Linux | renolab | diff |")
@@ -174,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             label = f"{rate} Mb/s, {rtt} ms | {bdp:g} BDP"
             small = [{"name": "f1", "src": "s1", "dst": "r1", "variant": variant, "bytes": 1_000_000}]
             m = both(dumbbell(rate, rtt, bdp, small, None), args.runs, time=lambda f: f["f1"]["completion_time_s"])
-            print(f"| {label} | 1 MB completion (s) | {m['time'].row()} |")
+            print(row(variant, label, "1 MB completion (s)", m["time"]))
             one = [{"name": "f1", "src": "s1", "dst": "r1", "variant": variant, "bytes": 10_000_000}]
             sc = dumbbell(rate, rtt, bdp, one, None)
             m = both(
@@ -183,8 +231,8 @@ def main(argv: list[str] | None = None) -> int:
                 time=lambda f: f["f1"]["completion_time_s"],
                 retx=lambda f: f["f1"]["retransmits"],
             )
-            print(f"| {label} | 10 MB completion (s) | {m['time'].row()} |")
-            print(f"| {label} | 10 MB retransmissions | {m['retx'].row(digits=1)} |")
+            print(row(variant, label, "10 MB completion (s)", m["time"]))
+            print(row(variant, label, "10 MB retransmissions", m["retx"], digits=1))
             longf = [{"name": "f1", "src": "s1", "dst": "r1", "variant": variant}]
             sc = dumbbell(rate, rtt, bdp, longf, args.long)
             m = both(
@@ -194,9 +242,9 @@ def main(argv: list[str] | None = None) -> int:
                 goodput=lambda f: f["f1"]["goodput_bps"] / 1e6,
                 delay=lambda f: f["f1"]["mean_latency_s"] * 1e3,
             )
-            print(f"| {label} | long-flow goodput (Mb/s) | {m['goodput'].row()} |")
-            print(f"| {label} | mean one-way delay (ms) | {m['delay'].row(digits=2)} |")
-            print(f"| {label} | mean bottleneck queue (packets) | {m['queue'].row(digits=2)} |")
+            print(row(variant, label, "long-flow goodput (Mb/s)", m["goodput"]))
+            print(row(variant, label, "mean one-way delay (ms)", m["delay"], digits=2))
+            print(row(variant, label, "mean bottleneck queue (packets)", m["queue"], digits=2))
             print(share_row(label, rate, rtt, bdp, variant, variant, args))
             sys.stdout.flush()
         print()

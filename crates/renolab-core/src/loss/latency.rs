@@ -30,6 +30,25 @@ pub enum LatencyDist {
         /// Standard deviation.
         sd: SimDuration,
     },
+    /// Log-normal with the given `median` and 99th percentile `p99` (`p99 >= median > 0`):
+    /// `median * exp(sigma * Z)` with `sigma = ln(p99 / median) / z99`. A skewed, heavy-tailed
+    /// delay such as a host's: most packets a few microseconds late, a few a millisecond.
+    LogNormal {
+        /// Median extra delay.
+        median: SimDuration,
+        /// 99th percentile of the extra delay.
+        p99: SimDuration,
+    },
+}
+
+/// The standard normal's 99th percentile (its quantile function at 0.99).
+pub const Z99: f64 = 2.326_347_874_040_841;
+
+impl LatencyDist {
+    /// `sigma` of a [`LatencyDist::LogNormal`]: the deviation of the log of the delay.
+    pub fn log_sigma(median: SimDuration, p99: SimDuration) -> f64 {
+        (p99.0 as f64 / median.0 as f64).ln() / Z99
+    }
 }
 
 /// Extra latency of a link direction: a distribution, its random stream, and whether
@@ -62,8 +81,8 @@ impl ExtraLatency {
         self.allow_reordering
     }
 
-    /// One extra delay. `Fixed` draws nothing; `Uniform` one 64-bit draw; `Normal` two
-    /// uniform draws (Box-Muller, the second variate is discarded).
+    /// One extra delay. `Fixed` draws nothing; `Uniform` one 64-bit draw; `Normal` and
+    /// `LogNormal` two uniform draws (Box-Muller, the second variate is discarded).
     pub fn draw(&mut self) -> SimDuration {
         match self.dist {
             LatencyDist::Fixed(d) => d,
@@ -75,13 +94,23 @@ impl ExtraLatency {
                 SimDuration(lo + offset as u64)
             }
             LatencyDist::Normal { mean, sd } => {
-                let u1 = 1.0 - self.rng.next_f64(); // (0, 1]: ln is finite
-                let u2 = self.rng.next_f64();
-                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-                let ns = mean.0 as f64 + sd.0 as f64 * z;
+                let ns = mean.0 as f64 + sd.0 as f64 * self.standard_normal();
                 SimDuration(ns.max(0.0).round() as u64)
             }
+            LatencyDist::LogNormal { median, p99 } => {
+                let sigma = LatencyDist::log_sigma(median, p99);
+                let ns = median.0 as f64 * (sigma * self.standard_normal()).exp();
+                // Saturating: a draw past u64's nanoseconds (585 years) is as good as none.
+                SimDuration(ns.round() as u64)
+            }
         }
+    }
+
+    /// A standard normal variate from two uniform draws (Box-Muller).
+    fn standard_normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.rng.next_f64(); // (0, 1]: ln is finite
+        let u2 = self.rng.next_f64();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
     }
 
     /// Arrival time of a packet that would arrive at `earliest` without extra latency,
@@ -155,6 +184,30 @@ mod tests {
         let (mean, _, _) = sample(&mut l, n);
         let sigma = 2.0 * MS as f64 / (n as f64).sqrt();
         assert!((mean - 10.0 * MS as f64).abs() < 3.0 * sigma, "{mean}");
+    }
+
+    #[test]
+    fn lognormal_latency_has_its_median_and_99th_percentile() {
+        let (median, p99) = (20_000u64, 300_000u64); // 20 us and 300 us
+        let dist = LatencyDist::LogNormal {
+            median: SimDuration(median),
+            p99: SimDuration(p99),
+        };
+        let mut l = latency(dist, true);
+        let n = 100_000;
+        let mut xs: Vec<u64> = (0..n).map(|_| l.draw().0).collect();
+        xs.sort_unstable();
+        // Order statistics: the empirical quantiles of 100,000 draws are within 2 %
+        // (median) and 5 % (99th percentile) of the true ones with overwhelming probability.
+        let m = xs[n / 2] as f64;
+        let q = xs[n * 99 / 100] as f64;
+        assert!((m / median as f64 - 1.0).abs() < 0.02, "median {m}");
+        assert!((q / p99 as f64 - 1.0).abs() < 0.05, "p99 {q}");
+        // Skewed: the mean is median * exp(sigma^2 / 2), above the median.
+        let sigma = LatencyDist::log_sigma(SimDuration(median), SimDuration(p99));
+        let mean = xs.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
+        let expected = median as f64 * (sigma * sigma / 2.0).exp();
+        assert!((mean / expected - 1.0).abs() < 0.05, "{mean} vs {expected}");
     }
 
     #[test]

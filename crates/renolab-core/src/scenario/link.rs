@@ -23,7 +23,7 @@ pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "codel", "fq_codel", "dual
 /// Loss models.
 pub const LOSS_KINDS: &[&str] = &["drop", "uniform", "ber", "gilbert_elliott", "periodic"];
 /// Extra-latency distributions.
-pub const LATENCY_KINDS: &[&str] = &["fixed", "uniform", "normal"];
+pub const LATENCY_KINDS: &[&str] = &["fixed", "uniform", "normal", "lognormal"];
 
 const DIR_KEYS: &[&str] = &["rate", "delay", "queue", "loss", "latency"];
 
@@ -571,6 +571,20 @@ fn parse_latency(l: &Table<'_>) -> Result<LatencySpec> {
                 sd: dur("sd")?,
             }
         }
+        "lognormal" => {
+            l.only(&["kind", "median", "p99", "reorder"])?;
+            let (median, p99) = (dur("median")?, dur("p99")?);
+            if median.0 == 0 {
+                return Err(ScenarioError::new(l.field("median"), "must be above 0"));
+            }
+            if p99 < median {
+                return Err(ScenarioError::new(
+                    l.field("p99"),
+                    "must not be below median",
+                ));
+            }
+            LatencyDist::LogNormal { median, p99 }
+        }
         _ => unreachable!("choice() only returns allowed kinds"),
     };
     Ok(LatencySpec {
@@ -681,6 +695,9 @@ pub(super) fn dir_json(d: &DirSpec, flows: &[FlowSpec]) -> Value {
             }
             LatencyDist::Normal { mean, sd } => {
                 json!({"kind": "normal", "mean": fmt_duration(mean), "sd": fmt_duration(sd)})
+            }
+            LatencyDist::LogNormal { median, p99 } => {
+                json!({"kind": "lognormal", "median": fmt_duration(median), "p99": fmt_duration(p99)})
             }
         };
         v["latency"]["reorder"] = json!(l.reorder);

@@ -587,6 +587,14 @@ fn network_options_reject_bad_values_by_name() {
             "link[0].latency.max: must not be below min",
         ),
         (
+            "latency = { kind = \"lognormal\", median = \"20us\", p99 = \"10us\" }",
+            "link[0].latency.p99: must not be below median",
+        ),
+        (
+            "latency = { kind = \"lognormal\", median = \"0us\", p99 = \"10us\" }",
+            "link[0].latency.median: must be above 0",
+        ),
+        (
             "latency = { kind = \"pareto\" }",
             "link[0].latency.kind: unknown kind \"pareto\"",
         ),

@@ -274,13 +274,17 @@ pub(super) fn queue_packets(q: &QueueSpec, min_size: f64) -> f64 {
     }
 }
 
-/// Longest extra latency a place adds, seconds (a normal's mean plus six deviations).
+/// Longest extra latency a place adds, seconds (a normal's mean plus six deviations, a
+/// log-normal's median times six deviations of its log).
 fn max_latency_s(place: &Place<'_>) -> f64 {
     match place.dir.and_then(|d| d.latency).map(|l| l.dist) {
         None => 0.0,
         Some(LatencyDist::Fixed(x)) => x.as_secs_f64(),
         Some(LatencyDist::Uniform { hi, .. }) => hi.as_secs_f64(),
         Some(LatencyDist::Normal { mean, sd }) => mean.as_secs_f64() + 6.0 * sd.as_secs_f64(),
+        Some(LatencyDist::LogNormal { median, p99 }) => {
+            median.as_secs_f64() * (6.0 * LatencyDist::log_sigma(median, p99)).exp()
+        }
     }
 }
 

@@ -229,13 +229,23 @@ impl LinuxHystart {
 
     /// Linux `cubictcp_acked()`'s HyStart part and `hystart_update()`.
     fn on_ack(&mut self, a: &SlowStartAck) -> bool {
-        if self.found || a.cwnd < LOW_WINDOW || a.delay_min_us == 0 {
+        if self.found || a.delay_min_us == 0 {
             return false;
         }
         let now_us = micros(a.now);
         let end_seq = *self.end_seq.get_or_insert(a.snd_max);
         if a.ack > end_seq {
             self.reset_round(now_us, a.snd_max);
+        }
+        // Rounds are counted below the low window too, so that each begins with the first
+        // ACK of a flight (Linux 6.13+, "tcp_cubic: fix incorrect HyStart round start
+        // detection"; before 5.16 `cubictcp_cong_avoid()` reset them on every slow-start
+        // ACK). Counted from the low window on only (5.16-6.12), a round began mid-flight,
+        // its first RTT samples already carried the flight's queue, and the delay test
+        // ended slow start a round early: at 50 Mb/s, 80 ms, 1 BDP at 264 segments, where
+        // Linux 6.18 left it at 490.
+        if a.cwnd < LOW_WINDOW {
+            return false;
         }
         // The ACK train.
         if now_us.saturating_sub(self.last_ack_us) <= ACK_DELTA_US {
@@ -464,6 +474,44 @@ mod tests {
         for i in 0..200 {
             assert!(!h.on_ack(&ack(us(i * 500), 1 + i as u32, 400, None, 15)));
         }
+    }
+
+    #[test]
+    fn rounds_are_counted_below_the_low_window_so_that_each_begins_with_a_flight() {
+        // Slow start from 10 segments over a 100 ms path whose bottleneck serialises a
+        // segment in 1 ms; every segment is ACKed at once and the window grows by one per
+        // ACK. Flight k is sent within 1 ms of the first ACK of flight k - 1 and its ACKs
+        // come back 1 ms apart one minimum RTT later, the j-th after j ms of queue: RTT
+        // 100 + j ms. A round that begins with a flight's first ACK sees a smallest RTT of
+        // about 100 ms: the delay test never fires, the ACK train ends slow start once a
+        // flight's ACKs last 50 ms, in the flight of 80 segments, at a window near 131.
+        let mut h = LinuxHystart::new(1000);
+        let (mut cwnd, mut sent) = (10u32, 10u32);
+        let mut start = 0u64; // µs: when the current flight's first ACK arrives
+        let mut acked = 0u32;
+        let mut exit = None;
+        'flights: for _ in 0..10 {
+            let flight = cwnd; // ACKs of the flight sent one round ago
+            for j in 0..flight {
+                let now = start + 1_000 * j as u64;
+                acked += 1;
+                // HyStart runs before the ACK's new segments go out (`pkts_acked` before
+                // `cong_avoid`): `snd_nxt` is what was sent before it.
+                if h.on_ack(&ack(us(now), acked, sent, Some(100 + j as u64), cwnd)) {
+                    exit = Some(cwnd);
+                    break 'flights;
+                }
+                cwnd += 1;
+                sent += 2; // each ACK releases two segments
+            }
+            start += 100_000 + 1_000 * flight as u64;
+        }
+        // The train (not the delay test) ended slow start, at the 52nd ACK of the flight of
+        // 80 segments (51 ms after its first). With rounds counted from the 16-segment window
+        // on (Linux 5.16-6.12) the first round began with the 7th ACK of the first flight and
+        // each later one twice as far into its flight; a round's first RTT samples carried
+        // that much queue, and the delay test ended slow start a flight early, at 72.
+        assert_eq!(exit, Some(80 + 51));
     }
 
     #[test]
