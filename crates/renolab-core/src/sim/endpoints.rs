@@ -235,6 +235,9 @@ impl<T: Tracer> Simulation<T> {
             }
             let src = state.src;
             Network::inject(self, now, src, packet);
+            if tx.last {
+                break;
+            }
         }
         let state = &mut self.flows[slot];
         let Endpoints::Tcp(tcp) = &mut state.endpoints else {
