@@ -233,7 +233,7 @@ impl Scheduler {
 
     /// Schedules `event` at `at` with an insertion number taken earlier by
     /// [`Scheduler::reserve`].
-    #[inline]
+    #[inline(always)]
     pub fn schedule_reserved(&mut self, at: SimTime, seq: u64, event: Event) {
         debug_assert!(at >= self.now, "event {event:?} scheduled in the past");
         let low = (seq << EVENT_BITS) | event.encode();
