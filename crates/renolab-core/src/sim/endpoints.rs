@@ -299,6 +299,9 @@ impl<T: Tracer> Simulation<T> {
             };
             let receiver_node = state.dst;
             Network::inject(self, now, receiver_node, packet);
+            if ack.last {
+                break;
+            }
         }
         let Endpoints::Tcp(tcp) = &mut self.flows[slot].endpoints else {
             return;

@@ -104,7 +104,7 @@ impl<C: CongestionControl, R: LossRecovery<C>> ClassicSender<C, R> {
     }
 
     /// Segment `seq` leaves at `now`.
-    #[inline]
+    #[inline(always)]
     fn emit(&mut self, now: SimTime, seq: u32) -> Transmit {
         let s = &mut self.s;
         let retransmit = s.conn.begin_send(seq);
