@@ -68,42 +68,59 @@ pub(super) fn slot_shift_for_rate(events: u64, elapsed: u64) -> Option<u32> {
     Some(63 - width.leading_zeros())
 }
 
-/// Slot width (as a power of two) from how densely `keys` (sorted, at least two) crowd the
-/// near future: the guess before any rate has been measured.
-pub(super) fn slot_shift_for_keys(keys: &[u128], now: u64) -> u32 {
+/// Slot width (as a power of two) from how densely `keys` (at least two, in any order; this
+/// reorders them) crowd the near future: the guess before any rate has been measured.
+pub(super) fn slot_shift_for_keys(keys: &mut [u128], now: u64) -> u32 {
     let k = (4 * TARGET_PER_SLOT as usize).min(keys.len() - 1).max(1);
-    let reach = time_of(keys[k]).saturating_sub(now).max(1);
+    let reach = time_of(*keys.select_nth_unstable(k).1)
+        .saturating_sub(now)
+        .max(1);
     let width = (reach.saturating_mul(TARGET_PER_SLOT) / k as u64).max(1);
     63 - width.leading_zeros()
 }
 
 impl Calendar {
-    /// A calendar for `keys` (sorted ascending, all at or after `now`) with slots of
-    /// `2^shift` ns. Keys of the current slot are returned in `near`; the rest are placed.
-    pub(super) fn build(keys: &[u128], now: u64, shift: u32, near: &mut Vec<u128>) -> Calendar {
+    /// A calendar for `keys` (in any order, all at or after `now`) with slots of `2^shift`
+    /// ns, its buckets taken from `spare` (an earlier calendar's, emptied, so that a re-layout
+    /// allocates no bucket it had before). The keys are placed; those of the current slot,
+    /// for the near heap, are left in `keys`, in no order.
+    pub(super) fn build(
+        keys: &mut Vec<u128>,
+        now: u64,
+        shift: u32,
+        mut spare: Vec<Vec<u128>>,
+    ) -> Calendar {
         let n = keys.len();
         // The window covers three quarters of the keys, within bounds, and no more than four
         // slots a key: a few dozen keys, half of them timers a second ahead, would otherwise
         // get thousands of buckets, allocated at each rebuild and scanned at the next (1 % of
-        // the reference dumbbell, whose slot width is re-chosen about 30 times in 5 s).
-        let span = time_of(keys[n * 3 / 4]).saturating_sub(now) >> shift;
+        // the reference dumbbell, whose slot width is re-chosen about 30 times in 5 s). The
+        // quantile is selected, not sorted for: the order of keys within a bucket never
+        // matters (each becomes a heap), and a sort of the ~2,000 pending keys was two
+        // thirds of a re-layout's cost at 1000 flows (callgrind).
+        let quantile = *keys.select_nth_unstable(n * 3 / 4).1;
+        let span = time_of(quantile).saturating_sub(now) >> shift;
         let span = span.min(MAX_SLOTS as u64).min(4 * n as u64);
         let slots = ((span + 2).next_power_of_two() as usize).clamp(MIN_SLOTS, MAX_SLOTS);
+        debug_assert!(spare.iter().all(Vec::is_empty));
+        spare.resize_with(slots, Vec::new);
         let mut cal = Calendar {
             shift,
             current: now >> shift,
             mask: slots as u64 - 1,
-            buckets: vec![Vec::new(); slots],
+            buckets: spare,
             occupied: vec![0; slots / 64],
             overflow: BinaryHeap::new(),
             len: 0,
         };
-        for &key in keys {
-            if let Placed::Near = cal.place(key) {
-                near.push(key);
-            }
-        }
+        keys.retain(|&key| matches!(cal.place(key), Placed::Near));
         cal
+    }
+
+    /// The (empty) buckets, for the next calendar to reuse.
+    pub(super) fn into_buckets(self) -> Vec<Vec<u128>> {
+        debug_assert_eq!(self.len, 0);
+        self.buckets
     }
 
     /// Slot width as a power of two.
@@ -182,13 +199,17 @@ impl Calendar {
         bucket.or_else(|| self.overflow.peek().map(|&Reverse(key)| time_of(key)))
     }
 
-    /// Every key in the calendar, in no order, leaving it empty.
+    /// Every key in the calendar, in no order, leaving it empty. Only the buckets the bitmap
+    /// marks are visited: a window has up to four slots a key, most of them empty.
     pub(super) fn drain_into(&mut self, out: &mut Vec<u128>) {
-        for bucket in &mut self.buckets {
-            out.append(bucket);
+        for (w, word) in self.occupied.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                out.append(&mut self.buckets[w * 64 + bits.trailing_zeros() as usize]);
+                bits &= bits - 1;
+            }
         }
         out.extend(self.overflow.drain().map(|Reverse(key)| key));
-        self.occupied.fill(0);
         self.len = 0;
     }
 

@@ -233,7 +233,7 @@ impl Scheduler {
 
     /// Schedules `event` at `at` with an insertion number taken earlier by
     /// [`Scheduler::reserve`].
-    #[inline]
+    #[inline(always)]
     pub fn schedule_reserved(&mut self, at: SimTime, seq: u64, event: Event) {
         debug_assert!(at >= self.now, "event {event:?} scheduled in the past");
         let low = (seq << EVENT_BITS) | event.encode();
@@ -289,18 +289,23 @@ impl Scheduler {
     #[cold]
     #[inline(never)]
     fn rebuild(&mut self, shift: Option<u32>) {
-        let keys = self.take_sorted();
-        let mut near = Vec::new();
-        if keys.len() < CALENDAR_AT / 2 {
-            near = keys;
-            self.horizon = u64::MAX;
-        } else {
-            let shift = shift.unwrap_or_else(|| calendar::slot_shift_for_keys(&keys, self.now.0));
-            let cal = calendar::Calendar::build(&keys, self.now.0, shift, &mut near);
+        let mut keys = self.near.take_vec();
+        let mut buckets = Vec::new();
+        if let Some(mut cal) = self.calendar.take() {
+            cal.drain_into(&mut keys);
+            buckets = cal.into_buckets();
+        }
+        if keys.len() >= CALENDAR_AT / 2 {
+            let shift =
+                shift.unwrap_or_else(|| calendar::slot_shift_for_keys(&mut keys, self.now.0));
+            let cal = calendar::Calendar::build(&mut keys, self.now.0, shift, buckets);
             self.horizon = cal.horizon();
             self.calendar = Some(Box::new(cal));
+        } else {
+            self.horizon = u64::MAX;
         }
-        self.near = near::NearHeap::from_vec(near);
+        // What is left in `keys` is due before the horizon.
+        self.near = near::NearHeap::from_vec(keys);
     }
 
     /// Every pending key, heap and calendar, in ascending order, leaving neither.

@@ -235,6 +235,9 @@ impl<T: Tracer> Simulation<T> {
             }
             let src = state.src;
             Network::inject(self, now, src, packet);
+            if tx.last {
+                break;
+            }
         }
         let state = &mut self.flows[slot];
         let Endpoints::Tcp(tcp) = &mut state.endpoints else {
@@ -296,6 +299,9 @@ impl<T: Tracer> Simulation<T> {
             };
             let receiver_node = state.dst;
             Network::inject(self, now, receiver_node, packet);
+            if ack.last {
+                break;
+            }
         }
         let Endpoints::Tcp(tcp) = &mut self.flows[slot].endpoints else {
             return;

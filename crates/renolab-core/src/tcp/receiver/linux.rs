@@ -100,6 +100,7 @@ impl LinuxReceiver {
                 syn: false,
                 ece,
                 flags: self.owed.ecn.ack_bits(ece),
+                last: false,
             });
             self.ack_sent();
         }

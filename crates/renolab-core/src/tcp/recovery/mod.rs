@@ -262,6 +262,13 @@ pub trait LossRecovery<C: CongestionControl> {
     fn select(&mut self, _s: &mut ClassicState, _cwnd: u32) -> Selection {
         Selection::ByWindow
     }
+
+    /// True when [`LossRecovery::select`] is the default one: always
+    /// [`Selection::ByWindow`], changing nothing. The sender can then tell from its window
+    /// alone that nothing more may go (a recovery that chooses segments says false).
+    fn selects_by_window(&self) -> bool {
+        false
+    }
 }
 
 /// RFC 6582 §3.2 step 1: the cumulative ACK covers more than `recover`, the highest segment
@@ -370,6 +377,10 @@ impl<C: CongestionControl> LossRecovery<C> for Recovery {
     #[inline]
     fn select(&mut self, s: &mut ClassicState, cwnd: u32) -> Selection {
         dispatch!(self, r => LossRecovery::<C>::select(r, s, cwnd))
+    }
+    #[inline]
+    fn selects_by_window(&self) -> bool {
+        dispatch!(self, r => LossRecovery::<C>::selects_by_window(r))
     }
 }
 

@@ -184,6 +184,10 @@ impl NewRenoRecovery {
 }
 
 impl<C: CongestionControl> LossRecovery<C> for NewRenoRecovery {
+    fn selects_by_window(&self) -> bool {
+        true
+    }
+
     fn inflation(&self) -> u32 {
         self.dupwnd
     }

@@ -14,6 +14,10 @@ pub struct RenoRecovery {
 }
 
 impl<C: CongestionControl> LossRecovery<C> for RenoRecovery {
+    fn selects_by_window(&self) -> bool {
+        true
+    }
+
     fn inflation(&self) -> u32 {
         self.dupwnd
     }

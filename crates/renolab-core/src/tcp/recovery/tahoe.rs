@@ -12,6 +12,10 @@ use crate::tcp::window::Window;
 pub struct GoBackN;
 
 impl<C: CongestionControl> LossRecovery<C> for GoBackN {
+    fn selects_by_window(&self) -> bool {
+        true
+    }
+
     /// Episodes end on the first new ACK (there is no fast recovery to stay in).
     fn exits_on(&self, _ack: u32, _recover: u32) -> bool {
         true

@@ -213,6 +213,7 @@ impl Conn {
             wire_bytes: self.config.header_bytes,
             retransmit,
             ecn: self.ecn.syn_bits(),
+            last: false,
         }
     }
 
@@ -304,6 +305,7 @@ impl Conn {
             wire_bytes,
             retransmit,
             ecn: self.ecn.data_bits(retransmit),
+            last: false,
         }
     }
 

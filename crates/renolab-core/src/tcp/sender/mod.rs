@@ -5,7 +5,8 @@
 //!
 //! 1. [`TcpSender::start`] when the application starts, [`TcpSender::on_ack`] for each ACK
 //!    that arrives, [`TcpSender::on_timeout`] when [`TcpSender::poll_timeout`] has passed;
-//! 2. after each of those, [`TcpSender::poll_transmit`] until it returns `None`;
+//! 2. after each of those, [`TcpSender::poll_transmit`] until it returns `None` (or a
+//!    segment marked [`Transmit::last`]);
 //! 3. then [`TcpSender::poll_timeout`] to learn when it next needs to be woken.
 //!
 //! `now` must never decrease between calls.
@@ -72,6 +73,9 @@ pub struct Transmit {
     pub retransmit: bool,
     /// The IP ECN field and TCP CWR flag it carries.
     pub ecn: Ecn,
+    /// Nothing more may go at this instant: polling again before the next event would
+    /// return `None` and change nothing, so the caller need not (false when unsure).
+    pub last: bool,
 }
 
 /// Counters of a sender.

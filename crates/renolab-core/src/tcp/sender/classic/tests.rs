@@ -5,7 +5,7 @@ use crate::packet::sack::SackBlocks;
 use crate::tcp::cc::{Cc, NewReno, Reno, Vegas, VegasConfig};
 use crate::tcp::config::{Dialect, SenderConfig, Transfer};
 use crate::tcp::recovery::{NewRenoConfig, RecoveryKind, TimerReset};
-use crate::tcp::sender::{tests_support, SegmentKind, TcpSender};
+use crate::tcp::sender::{tests_support, SegmentKind, TcpSender, Transmit};
 use crate::tcp::window::Window;
 use crate::time::SimDuration;
 use crate::time::SimTime;
@@ -35,10 +35,33 @@ fn reno(iw: u32, segments: u64) -> TcpSender {
     )
 }
 
+/// Everything the sender sends at `now`, polling until `None`: a segment marked
+/// [`Transmit::last`] (where the engine stops polling) must be the last one.
 fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u32, bool)> {
-    std::iter::from_fn(|| s.poll_transmit(now))
-        .map(|t| (t.seq, t.retransmit))
-        .collect()
+    let sent: Vec<Transmit> = std::iter::from_fn(|| s.poll_transmit(now)).collect();
+    let early = sent.iter().rev().skip(1).find(|t| t.last);
+    assert!(early.is_none(), "{early:?} marked last, then more went");
+    sent.iter().map(|t| (t.seq, t.retransmit)).collect()
+}
+
+#[test]
+fn the_segment_that_fills_the_window_is_marked_last() {
+    // Reno's recovery leaves the choice to the window: the engine can stop polling at the
+    // segment that fills it.
+    let mut s = reno(2, 100);
+    let first: Vec<bool> = std::iter::from_fn(|| s.poll_transmit(ms(0)))
+        .map(|t| t.last)
+        .collect();
+    assert_eq!(first, vec![false, true]);
+    s.on_ack(ms(10), 1, &SackBlocks::EMPTY);
+    let next: Vec<bool> = std::iter::from_fn(|| s.poll_transmit(ms(10)))
+        .map(|t| t.last)
+        .collect();
+    assert_eq!(next, vec![false, true], "slow start: two for one");
+    // The end of the transfer spends it too.
+    let mut short = reno(4, 1);
+    assert!(short.poll_transmit(ms(0)).unwrap().last);
+    assert_eq!(short.poll_transmit(ms(0)), None);
 }
 
 fn ack(s: &mut TcpSender, t: SimTime, a: u32) -> Vec<(u32, bool)> {
