@@ -399,8 +399,7 @@ impl Network {
     /// through the queue.
     fn enqueue<D: Driver>(driver: &mut D, now: SimTime, dir: u32, id: PacketId) {
         let (network, _, tracer) = driver.parts();
-        let packet = network.pool.get(id);
-        let (size, flow, ecn) = (packet.size, packet.flow, packet.ecn.codepoint());
+        let size = network.pool.get(id).size;
         let link = &mut network.dirs[dir as usize];
         let transmitting = !link.idle_at(now);
         if D::Tracer::ENABLED {
@@ -414,6 +413,9 @@ impl Network {
             return;
         }
         link.occupancy.advance(now, link.queue.len());
+        // Read here, not with the size: most hops take the fast path and need only that.
+        let packet = network.pool.get(id);
+        let (flow, ecn) = (packet.flow, packet.ecn.codepoint());
         let dropped = &mut network.queue_drops;
         let offered = link.queue.enqueue(
             now,
