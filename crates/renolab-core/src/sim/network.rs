@@ -327,13 +327,9 @@ impl Network {
         let link = &mut network.dirs[dir as usize];
         // With reordering latency an earlier packet may have taken the head after this event
         // was scheduled: the entry is then stale.
-        let Some(&InFlight { arrival, id, .. }) = link.pipe.front() else {
+        let Some(InFlight { id, .. }) = link.pipe.pop_arrived(now) else {
             return;
         };
-        if arrival != now {
-            return;
-        }
-        link.pipe.pop_front();
         if let Some(next) = link.pipe.front() {
             let event = Event::Arrive { dir };
             sched.schedule_reserved(next.arrival, next.seq, event);
