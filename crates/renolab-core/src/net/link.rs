@@ -29,6 +29,9 @@ const NO_SIZE: u32 = u32::MAX;
 const PENDING: u8 = 1;
 /// [`LinkDir`] flag: the direction varies.
 const VARYING: u8 = 2;
+/// [`LinkDir`] flag: the direction adds extra per-packet latency (tested here, in the hot
+/// cache line, rather than at the cold `latency` field's place).
+const DELAYS: u8 = 4;
 
 /// Directions per link. Link `k`'s forward direction is numbered `2k`, its reverse `2k + 1`,
 /// wherever directions are numbered (events, routes, traces).
@@ -45,12 +48,22 @@ pub const fn is_forward(dir: u32) -> bool {
 }
 
 /// Counters of one link direction.
+///
+/// `repr(C)`: the counters every transmission adds to come first, in the same cache line
+/// as the rest of what a hop touches in its [`LinkDir`]. Aligned to 16 bytes, so that the
+/// first two are added to with one vector instruction straight on memory (unaligned, they
+/// took a load more: +2.2 M instructions on the reference dumbbell, callgrind).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[repr(C, align(16))]
 pub struct LinkStats {
     /// Packets that started serialisation.
     pub packets_sent: u64,
     /// Bytes that started serialisation.
     pub bytes_sent: u64,
+    /// Time spent serialising, in nanoseconds (for utilisation).
+    pub busy_ns: u64,
+    /// Largest number of packets that waited at once.
+    pub max_queue: u64,
     /// Packets refused because the queue was full.
     pub overflow_drops: u64,
     /// Packets dropped early by RED.
@@ -63,10 +76,6 @@ pub struct LinkStats {
     pub random_drops: u64,
     /// Packets dropped by a deterministic drop list.
     pub scripted_drops: u64,
-    /// Time spent serialising, in nanoseconds (for utilisation).
-    pub busy_ns: u64,
-    /// Largest number of packets that waited at once.
-    pub max_queue: u64,
     /// Packets the queue marked Congestion Experienced (RFC 3168) instead of dropping.
     pub marks: u64,
     /// Packets lost because the link went down while they were on it (being serialised
@@ -111,16 +120,17 @@ impl LinkStats {
 /// change the queue's length (an arrival, a dequeue and the drops made on the way), so the
 /// length is constant between two calls and the integral of the length over time is exact.
 #[derive(Debug, Clone, Default)]
+#[repr(C)]
 pub struct QueueOccupancy {
+    /// Integral of the queue's length over time up to `since`, packet-nanoseconds.
+    packet_ns: u128,
+    /// When the length was last accounted.
+    since: SimTime,
     /// Sojourn times of the packets that left the queue for the wire, ns: from their
     /// arrival to the start of their transmission. Packets that found the wire idle and
     /// went straight onto it are not recorded here; they waited 0 (there are
     /// `packets_sent - sojourns.count()` of them).
     pub sojourns: LogHistogram,
-    /// Integral of the queue's length over time up to `since`, packet-nanoseconds.
-    packet_ns: u128,
-    /// When the length was last accounted.
-    since: SimTime,
 }
 
 impl QueueOccupancy {
@@ -156,46 +166,57 @@ pub struct TxSeqs {
 }
 
 /// One direction of a link.
+///
+/// Laid out by hand (`repr(C)`), hot fields first, on a cache line of its own: what a hop
+/// reads and writes (the transmitter's state, the pipe, the sending counters, the queue,
+/// the queue's length integral) comes before what it never touches (name, rate, loss
+/// models, dynamics). With the compiler's order (by alignment) a hop touched 6 or 7 of the
+/// direction's 12 cache lines; now 3 or 4 of 11. At 1,000 flows (cachegrind, 10 Gb/s,
+/// 0.6 s) the run's L1 data misses fell from 6.59 M to 6.35 M, at the same instructions.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct LinkDir {
-    /// Human-readable name, `"<link>"` forward or `"<link>/rev"` backward.
-    pub name: String,
-    /// Node the direction leaves from.
-    pub from: u32,
-    /// Node it arrives at.
-    pub to: u32,
-    /// Transmission rate.
-    pub rate: BitsPerSec,
-    /// Propagation delay.
-    pub delay: SimDuration,
-    /// Output queue.
-    pub queue: Queue,
-    /// Loss models judged at the far end, in order.
-    pub losses: Vec<Loss>,
-    /// Extra per-packet latency, if any.
-    pub latency: Option<ExtraLatency>,
     /// End of the serialisation in progress (in the past when idle).
     pub busy_until: SimTime,
-    /// [`PENDING`]: a `TxEnd` event is pending for this direction; [`VARYING`]: it has
-    /// [`LinkDynamics`]. One byte, so that "an idle transmitter may start an arrival at
-    /// once" is one comparison on the fast path ([`LinkDir::may_start_at_once`]).
-    flags: u8,
+    /// Scheduler insertion number reserved for the end of the transmission in progress.
+    pub tx_end_seq: u64,
     /// The last packet size serialised and its time: a direction carries mostly one size
     /// (segments one way, ACKs the other), and this saves a 64-bit division per packet.
     tx_time_cache: (u32, u64),
+    /// Propagation delay.
+    pub delay: SimDuration,
+    /// Node it arrives at.
+    pub to: u32,
+    /// [`PENDING`]: a `TxEnd` event is pending for this direction; [`VARYING`]: it has
+    /// [`LinkDynamics`]; [`DELAYS`]: it has extra latency. One byte, so that "an idle
+    /// transmitter may start an arrival at once" is one test on the fast path
+    /// ([`LinkDir::may_start_at_once`]).
+    flags: u8,
+    /// Arrivals at the far end need judging: loss models, or outages that lose packets.
+    judged: bool,
     /// Packets on the wire or propagating, in order of arrival at the far end, each with
     /// its arrival time and the scheduler insertion number reserved for its arrival event.
     pub pipe: Pipe,
-    /// Scheduler insertion number reserved for the end of the transmission in progress.
-    pub tx_end_seq: u64,
-    /// Counters.
+    /// Counters (the sending ones first: every transmission adds to them).
     pub stats: LinkStats,
-    /// What changes during the run, if anything does.
-    pub dynamics: Option<Box<LinkDynamics>>,
-    /// Arrivals at the far end need judging: loss models, or outages that lose packets.
-    judged: bool,
+    /// Output queue.
+    pub queue: Queue,
     /// Queueing delays and the queue's length over time.
     pub occupancy: QueueOccupancy,
+    /// Loss models judged at the far end, in order.
+    pub losses: Vec<Loss>,
+    /// Extra per-packet latency, if any ([`DELAYS`] says whether there is). Boxed, so
+    /// that a direction stays 704 bytes: at 768 indexing the directions took a shift more
+    /// than the multiplication (+9 M instructions on the reference dumbbell, callgrind).
+    latency: Option<Box<ExtraLatency>>,
+    /// What changes during the run, if anything does.
+    pub dynamics: Option<Box<LinkDynamics>>,
+    /// Node the direction leaves from.
+    pub from: u32,
+    /// Transmission rate.
+    pub rate: BitsPerSec,
+    /// Human-readable name, `"<link>"` forward or `"<link>/rev"` backward.
+    pub name: String,
 }
 
 impl LinkDir {
@@ -222,9 +243,9 @@ impl LinkDir {
             delay,
             queue,
             losses,
-            latency,
             busy_until: SimTime::ZERO,
-            flags: 0,
+            flags: if latency.is_some() { DELAYS } else { 0 },
+            latency: latency.map(Box::new),
             tx_time_cache: (0, 0),
             pipe: Pipe::default(),
             tx_end_seq: 0,
@@ -270,7 +291,7 @@ impl LinkDir {
     /// is pending and the direction is fixed (a varying one may have to wait).
     #[inline(always)]
     pub fn may_start_at_once(&self) -> bool {
-        self.flags == 0
+        self.flags & (PENDING | VARYING) == 0
     }
 
     /// True when packets reaching the far end must be judged (loss models, outages) before
@@ -356,10 +377,14 @@ impl LinkDir {
             seq: seqs.arrival,
             id,
         };
-        let Some(latency) = &mut self.latency else {
+        if self.flags & DELAYS == 0 {
             self.pipe.push_back(flight(earliest));
             return (self.pipe.len() == 1).then_some((earliest, seqs.arrival));
-        };
+        }
+        let latency = self
+            .latency
+            .as_deref_mut()
+            .expect("a direction that delays");
         if latency.allows_reordering() {
             let arrival = earliest + latency.draw();
             let at = self.pipe.insert_by_arrival(flight(arrival));
@@ -402,7 +427,7 @@ impl LinkDir {
             None => {
                 let earliest = dynamics
                     .earliest_arrival(passage.end, if reorders { SimTime::ZERO } else { last });
-                let arrival = match &mut self.latency {
+                let arrival = match self.latency.as_deref_mut() {
                     Some(latency) => latency.arrival(earliest, last),
                     None => earliest,
                 };
@@ -428,5 +453,25 @@ impl LinkDir {
             self.pipe.push_back(flight);
             (self.pipe.len() == 1).then_some((arrival, seqs.arrival))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    #[test]
+    fn what_every_hop_touches_is_in_the_first_two_cache_lines() {
+        let hot_end = [
+            offset_of!(LinkDir, busy_until) + size_of::<SimTime>(),
+            offset_of!(LinkDir, tx_end_seq) + size_of::<u64>(),
+            offset_of!(LinkDir, flags) + 1,
+            offset_of!(LinkDir, pipe) + size_of::<Pipe>(),
+            offset_of!(LinkDir, stats) + offset_of!(LinkStats, max_queue) + size_of::<u64>(),
+        ];
+        assert!(hot_end.iter().all(|&end| end <= 128), "{hot_end:?}");
+        assert_eq!(offset_of!(LinkDir, stats) % 16, 0);
+        assert_eq!(size_of::<LinkDir>() % 64, 0);
     }
 }

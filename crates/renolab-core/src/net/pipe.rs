@@ -75,6 +75,20 @@ impl Pipe {
         Some(first)
     }
 
+    /// Removes the packet that arrives first if it arrives at `now` (the arrival event of
+    /// a pipe whose head changed since is stale). One test of the length where
+    /// [`Pipe::front`] then [`Pipe::pop_front`] took two.
+    #[inline]
+    pub fn pop_arrived(&mut self, now: SimTime) -> Option<InFlight> {
+        let first = *self.front()?;
+        if first.arrival != now {
+            return None;
+        }
+        self.head = (self.head + 1) & self.mask();
+        self.len -= 1;
+        Some(first)
+    }
+
     /// Appends a packet that arrives no earlier than every other.
     #[inline(always)]
     pub fn push_back(&mut self, flight: InFlight) {
@@ -175,6 +189,20 @@ mod tests {
         }
         assert!(pipe.is_empty() && expected.is_empty());
         assert!(pipe.front().is_none() && pipe.pop_front().is_none());
+    }
+
+    #[test]
+    fn only_a_head_arriving_now_is_popped() {
+        let mut pipe = Pipe::default();
+        assert!(pipe.pop_arrived(SimTime(10)).is_none());
+        pipe.push_back(flight(10, 1));
+        pipe.push_back(flight(20, 2));
+        assert!(
+            pipe.pop_arrived(SimTime(20)).is_none(),
+            "not the head's time"
+        );
+        assert_eq!(pipe.pop_arrived(SimTime(10)).map(|f| f.id.0), Some(1));
+        assert_eq!(ids(&pipe), vec![2]);
     }
 
     #[test]

@@ -202,7 +202,12 @@ pub struct Packet {
 }
 
 /// A slot of the pool: a packet and what the network keeps beside it.
+///
+/// 64 bytes, aligned to a cache line, so that a packet's every access touches one line
+/// rather than the two an 8-byte-aligned slab straddles half the time (L1 data misses at
+/// 1,000 flows 6.17 M -> 6.05 M, cachegrind; the same instructions).
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 struct Slot {
     packet: Packet,
     /// Time the packet has spent waiting in link queues so far, ns (outside [`Packet`], which
@@ -314,6 +319,8 @@ mod tests {
     fn ecn_bits_do_not_grow_the_packet() {
         // 56 bytes with or without the ECN byte: it fills padding.
         assert_eq!(std::mem::size_of::<Packet>(), 56);
+        // With its waiting time, one cache line.
+        assert_eq!(std::mem::size_of::<Slot>(), std::mem::align_of::<Slot>());
         let e = Ecn::NONE.with_ect0();
         assert!(e.is_ect() && !e.is_ce() && e.field() == 0b10);
         let e = e.with_ce().with_ece(true).with_cwr(true);

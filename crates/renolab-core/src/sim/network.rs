@@ -327,13 +327,9 @@ impl Network {
         let link = &mut network.dirs[dir as usize];
         // With reordering latency an earlier packet may have taken the head after this event
         // was scheduled: the entry is then stale.
-        let Some(&InFlight { arrival, id, .. }) = link.pipe.front() else {
+        let Some(InFlight { id, .. }) = link.pipe.pop_arrived(now) else {
             return;
         };
-        if arrival != now {
-            return;
-        }
-        link.pipe.pop_front();
         if let Some(next) = link.pipe.front() {
             let event = Event::Arrive { dir };
             sched.schedule_reserved(next.arrival, next.seq, event);
@@ -399,8 +395,7 @@ impl Network {
     /// through the queue.
     fn enqueue<D: Driver>(driver: &mut D, now: SimTime, dir: u32, id: PacketId) {
         let (network, _, tracer) = driver.parts();
-        let packet = network.pool.get(id);
-        let (size, flow, ecn) = (packet.size, packet.flow, packet.ecn.codepoint());
+        let size = network.pool.get(id).size;
         let link = &mut network.dirs[dir as usize];
         let transmitting = !link.idle_at(now);
         if D::Tracer::ENABLED {
@@ -414,6 +409,9 @@ impl Network {
             return;
         }
         link.occupancy.advance(now, link.queue.len());
+        // Read here, not with the size: most hops take the fast path and need only that.
+        let packet = network.pool.get(id);
+        let (flow, ecn) = (packet.flow, packet.ecn.codepoint());
         let dropped = &mut network.queue_drops;
         let offered = link.queue.enqueue(
             now,
