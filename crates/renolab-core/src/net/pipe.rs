@@ -70,8 +70,7 @@ impl Pipe {
             return None;
         }
         let first = self.slots[self.head];
-        self.head = (self.head + 1) & self.mask();
-        self.len -= 1;
+        self.drop_head();
         Some(first)
     }
 
@@ -84,9 +83,15 @@ impl Pipe {
         if first.arrival != now {
             return None;
         }
+        self.drop_head();
+        Some(first)
+    }
+
+    /// Forgets the head of a pipe that has one.
+    #[inline(always)]
+    fn drop_head(&mut self) {
         self.head = (self.head + 1) & self.mask();
         self.len -= 1;
-        Some(first)
     }
 
     /// Appends a packet that arrives no earlier than every other.
