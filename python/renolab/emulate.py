@@ -23,17 +23,27 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from collections.abc import Iterable
 from typing import Any, Union
 
 from renolab import _core
 from renolab._core import EmulationError, ScenarioError
 from renolab.results import Result
-from renolab.scenario import PathLike, Scenario, _directory, _trace_names, _whole_number, stopped_short
+from renolab.scenario import (
+    PathLike,
+    RenolabWarning,
+    Scenario,
+    _directory,
+    _trace_names,
+    _whole_number,
+    stopped_short,
+)
 
 __all__ = [
     "EmulationError",
     "check",
+    "disturbed",
     "emulate",
     "kernel_congestion_controls",
     "timing_line",
@@ -41,6 +51,30 @@ __all__ = [
 ]
 
 ScenarioLike = Union[Scenario, "dict[str, Any]"]
+
+# A run whose deliveries were this late at the 99th percentile was disturbed by the machine
+# (docs/emulation.md, "Limits, measured": a quiet machine gives tens of microseconds).
+SPOILED_P99_US = 1000.0
+
+
+def _cpu_times() -> tuple[int, int] | None:
+    """(all CPU time, time stolen by the hypervisor) of the machine so far, in clock ticks,
+    from the first line of ``/proc/stat``; None where there is none."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 9 or fields[0] != "cpu":
+        return None
+    ticks = [int(v) for v in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    return sum(ticks), ticks[7]
+
+
+def _steal_fraction(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    if before is None or after is None or after[0] <= before[0]:
+        return None
+    return (after[1] - before[1]) / (after[0] - before[0])
 
 
 def _as_scenario(scenario: ScenarioLike) -> Scenario:
@@ -111,6 +145,7 @@ def emulate(
     for directory in directories:
         if directory is not None:
             os.makedirs(directory, exist_ok=True)
+    cpu_before = _cpu_times()
     start = time.perf_counter()
     raw = _core.emulate(
         text,
@@ -123,9 +158,32 @@ def emulate(
         bool(realtime),
     )
     wall_time_s = time.perf_counter() - start
+    steal = _steal_fraction(cpu_before, _cpu_times())
     result = Result(raw, scenario=json.loads(text), wall_time_s=wall_time_s, normalised=normalised, unique=True)
+    emulation = result.summary.setdefault("emulation", {})
+    emulation["host_steal"] = steal
+    warning = disturbed(result)
+    if warning:
+        warnings.warn(warning, RenolabWarning, stacklevel=2)
     stopped_short(result)
     return result
+
+
+def disturbed(result: Result) -> str | None:
+    """Why *result*'s kernel figures are not the path's (the machine delayed the emulator's
+    deliveries by a millisecond or more at the 99th percentile), or None for a sound run."""
+    em = result.summary.get("emulation") or {}
+    late = em.get("lateness") or {}
+    p99 = late.get("p99_us") or 0.0
+    if p99 < SPOILED_P99_US:
+        return None
+    steal = em.get("host_steal")
+    stolen = f", the hypervisor took {100 * steal:.1f} % of the CPUs' time" if steal else ""
+    return (
+        f"the machine was too busy for this emulation: deliveries were late by {p99 / 1000:.3g} ms at the "
+        f"99th percentile (a quiet machine: tens of microseconds){stolen}; run it again on a quiet machine "
+        "before reading the kernel's figures"
+    )
 
 
 def timing_line(result: Result) -> str:
@@ -138,5 +196,10 @@ def timing_line(result: Result) -> str:
         f"emulated {result.summary.get('sim_time_s', 0):.6g} s in real time "
         f"(stop: {result.summary.get('stop_reason')}); deliveries late by median "
         f"{late.get('median_us', 0):.0f} us, p99 {late.get('p99_us', 0):.0f} us, max "
-        f"{late.get('max_us', 0):.0f} us over {late.get('count', 0)} packets; Linux {kernel} ({ccs})"
+        f"{late.get('max_us', 0):.0f} us over {late.get('count', 0)} packets{_steal_words(em.get('host_steal'))}; "
+        f"Linux {kernel} ({ccs})"
     )
+
+
+def _steal_words(steal: float | None) -> str:
+    return "" if steal is None else f", CPU steal {100 * steal:.1f} %"

@@ -14,11 +14,12 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
 
-from renolab import Result, Scenario, ScenarioError
+from renolab import RenolabWarning, Result, Scenario, ScenarioError
 from renolab.cli import main
 from renolab.emulate import check, emulate, kernel_congestion_controls, unsupported_reason
 
@@ -126,6 +127,26 @@ def test_a_workload_too_large_for_real_connections_is_refused_naming_the_field_a
         check(workload_scenario(variant="tahoe"))
 
 
+def test_a_run_the_machine_delayed_is_called_disturbed_with_its_figures():
+    from types import SimpleNamespace
+
+    from renolab.emulate import _steal_fraction, disturbed
+
+    def run(p99_us: float, host_steal: float | None) -> SimpleNamespace:
+        lateness = {"median_us": 1.0, "p99_us": p99_us, "max_us": 9000.0, "count": 50_000}
+        return SimpleNamespace(summary={"emulation": {"lateness": lateness, "host_steal": host_steal}})
+
+    assert disturbed(run(999.0, 0.3)) is None  # under 1 ms: the emulator's own timing
+    why = disturbed(run(6670.0, 0.083))
+    assert why is not None and "late by 6.67 ms at the 99th percentile" in why and "8.3 %" in why, why
+    why = disturbed(run(1444.0, None))  # no /proc/stat: nothing said of the hypervisor
+    assert why is not None and "1.44 ms" in why and "hypervisor" not in why, why
+    # /proc/stat's (all ticks, stolen ticks) before and after.
+    assert _steal_fraction((1000, 10), (3000, 50)) == 0.02
+    assert _steal_fraction(None, (3000, 50)) is None
+    assert _steal_fraction((3000, 50), (3000, 50)) is None
+
+
 # ----- Linux, root --------------------------------------------------------------------------
 
 
@@ -147,22 +168,63 @@ def test_idle_path_handshake_rtt_is_the_scenarios_rtt(rtt_ms):
     # Propagation both ways plus the SYN's and the SYN-ACK's serialisation (60 bytes each).
     expected = rtt_ms / 1e3 + 2 * 60 * 8 / rate_bps
     # Two packets timed by a user-space emulator: on a machine shared with other work one
-    # late wake-up spoils a run (docs/emulation.md), so a second run decides, as for p99.
+    # late wake-up spoils a run (docs/emulation.md), so another run decides, as for p99.
     seen = []
-    for _ in range(2):
+    for _ in range(3):
         result = emulate(scenario)
         assert result.flows["bytes_delivered"][0] == 10_000
         assert result.summary["stop_reason"] == "all_flows_finished"
         seen.append(result.flows["handshake_rtt_s"][0])
         if abs(seen[-1] - expected) <= 0.3e-3:
-            break
+            return
     assert abs(seen[-1] - expected) <= 0.3e-3, (seen, expected)
+
+
+# The hypervisor taking more than this share of the CPUs' time during a run makes it one
+# that cannot judge the emulator's timing (docs/emulation.md, "A busy machine").
+QUIET_STEAL = 0.01
+
+
+def steal(result: Result) -> float:
+    return result.summary["emulation"].get("host_steal") or 0.0
+
+
+def how_it_went(runs: list[Result]) -> str:
+    return "; ".join(
+        f"p99 lateness {r.summary['emulation']['lateness']['p99_us']:.0f} us, CPU steal {100 * steal(r):.1f} %"
+        for r in runs
+    )
+
+
+def without_busy_machine_warning(err: str) -> str:
+    """*err* without the warning a run the machine delayed gives (:func:`disturbed`): it is
+    right on a busy machine, and what a test of something else does not look at."""
+    busy = "renolab: warning: the machine was too busy for this emulation"
+    return "".join(line for line in err.splitlines(keepends=True) if not line.startswith(busy))
+
+
+def undisturbed_run(scenario: Scenario, attempts: int = 3) -> Result:
+    """The first of up to *attempts* runs of *scenario* that neither the machine's other
+    work nor its hypervisor disturbed (renolab's own judgement, :func:`disturbed`, and CPU
+    steal under 1 %); the test is skipped, with every run's figures, if none was: such a
+    run says nothing of the kernel on the path."""
+    from renolab.emulate import disturbed
+
+    runs = []
+    for _ in range(attempts):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RenolabWarning)  # judged here, from the figures
+            result = emulate(scenario)
+        runs.append(result)
+        if disturbed(result) is None and steal(result) < QUIET_STEAL:
+            return result
+    pytest.skip(f"the machine was too busy to judge the kernel in {attempts} runs: {how_it_went(runs)}")
 
 
 @needs_root
 def test_one_long_cubic_flow_fills_a_two_bdp_buffer_path():
     # 20 Mb/s, RTT 10 ms: BDP 25 kB = 17 packets of 1500 bytes; buffer 2 BDP.
-    result = emulate(path_scenario(rate="20Mbps", delay="5ms", limit=34, duration="4s"))
+    result = undisturbed_run(path_scenario(rate="20Mbps", delay="5ms", limit=34, duration="4s"))
     goodput = result.flows["goodput_bps"][0]
     assert goodput >= 0.95 * 20e6, f"goodput {goodput / 1e6:.3f} Mb/s is below 95 % of 20 Mb/s"
     assert result.flows["kernel_cc"][0] == "cubic"
@@ -182,18 +244,27 @@ def test_queue_drops_equal_the_kernels_retransmissions_with_half_a_bdp_of_buffer
 
 @needs_root
 def test_155_mbps_with_p99_lateness_under_200_us():
-    # The emulator's own limit is what is checked: on a machine shared with other work a
-    # run can be spoiled by it (docs/emulation.md), so a second run decides.
-    seen = []
-    for _ in range(2):
-        result = emulate(path_scenario(rate="155Mbps", delay="5ms", limit=260, duration="3s"))
+    # The emulator's own limit is what is checked. Its real-time driver is not delayed by
+    # other processes (measured: two CPU-bound ones beside it leave p99 near 100 us), but a
+    # virtual CPU the hypervisor takes away is: a run with CPU steal is no judge of it
+    # (docs/emulation.md, "A busy machine"). Up to three runs; one under 200 us passes; none
+    # of them quiet skips, with the figures.
+    runs = []
+    for _ in range(3):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RenolabWarning)
+            result = emulate(path_scenario(rate="155Mbps", delay="5ms", limit=260, duration="3s"))
+        runs.append(result)
+        if steal(result) >= QUIET_STEAL:
+            continue  # no judge: a stolen CPU also slows the kernels' TCP below the line rate
         late = result.summary["emulation"]["lateness"]
         assert late["count"] > 30_000
         assert result.links.set_index("link").loc["neck", "utilisation"] > 0.9
-        seen.append(late)
         if late["p99_us"] < 200:
-            break
-    assert seen[-1]["p99_us"] < 200, seen
+            return
+    if all(steal(r) >= QUIET_STEAL for r in runs):
+        pytest.skip(f"the hypervisor took CPU time in every run: {how_it_went(runs)}")
+    pytest.fail(f"p99 lateness at or above 200 us with the machine quiet: {how_it_went(runs)}")
 
 
 MARKERS = Path("/run/renolab-netns")
@@ -354,6 +425,7 @@ def test_ctrl_c_or_sigterm_removes_everything_and_writes_what_was_collected(tmp_
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 128 + sig, err
+    err = without_busy_machine_warning(err)
     assert err.startswith("renolab: error: interrupted at t = ") and len(err.splitlines()) == 1, err
     assert renolab_namespaces(proc.pid) == []
     assert not (MARKERS / f"renolab-{proc.pid}-s").exists()
@@ -376,7 +448,7 @@ def test_a_full_disk_during_an_emulation_keeps_its_per_flow_results(tmp_path, mo
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(disk)], check=True)
     try:
         code = main(["emulate", str(path), "--out", str(disk / "out"), "--trace", "hops", "--pcap"])
-        err = capsys.readouterr().err
+        err = without_busy_machine_warning(capsys.readouterr().err)
         assert code == 1 and len(err.splitlines()) == 1, err
         assert "No space left on device" in err
         out = disk / "out"
