@@ -41,6 +41,7 @@ fn main() {
                 );
             }
             println!("lateness: {:?}", e.report.lateness);
+            println!("host timer: {:?}", e.report.host_timer);
             println!(
                 "packets: in {}, stray {}, oversize {}",
                 e.report.ingress_packets, e.report.stray_packets, e.report.oversize_packets

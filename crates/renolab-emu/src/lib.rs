@@ -158,6 +158,10 @@ pub struct Offloads {
 pub struct Report {
     /// Lateness of deliveries into the namespaces against their schedule.
     pub lateness: LatenessSummary,
+    /// How late a probe thread of the lowest real-time priority woke up, once a millisecond
+    /// through the run: the machine's own timing (zero wake-ups when the probe could not
+    /// get its priority).
+    pub host_timer: LatenessSummary,
     /// `uname -r`.
     pub kernel_release: String,
     /// `net.ipv4.tcp_available_congestion_control`.

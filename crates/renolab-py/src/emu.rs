@@ -11,7 +11,7 @@ use pyo3::types::{PyDict, PyList};
 
 use renolab_core::time::SimDuration;
 use renolab_core::trace::TraceRequest;
-use renolab_emu::{EmuError, Emulation, Request};
+use renolab_emu::{EmuError, Emulation, LatenessSummary, Request};
 
 use crate::errors::{catch_unwind, EmulationError, ScenarioError};
 use crate::sim::to_python;
@@ -94,13 +94,8 @@ fn extend<'py>(py: Python<'py>, e: &Emulation) -> PyResult<Bound<'py, PyDict>> {
         .cast_into::<PyDict>()?;
     let r = &e.report;
     let em = PyDict::new(py);
-    let late = PyDict::new(py);
-    late.set_item("count", r.lateness.count)?;
-    late.set_item("median_us", r.lateness.median_us)?;
-    late.set_item("p99_us", r.lateness.p99_us)?;
-    late.set_item("max_us", r.lateness.max_us)?;
-    late.set_item("mean_us", r.lateness.mean_us)?;
-    em.set_item("lateness", late)?;
+    em.set_item("lateness", lateness_dict(py, &r.lateness)?)?;
+    em.set_item("host_timer", lateness_dict(py, &r.host_timer)?)?;
     em.set_item("kernel_release", &r.kernel_release)?;
     em.set_item("congestion_available", r.congestion_available.clone())?;
     let hosts = PyList::empty(py);
@@ -252,4 +247,15 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(emulate_normalise, m)?)?;
     m.add_function(wrap_pyfunction!(emulation_unsupported, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_congestion_controls, m)?)
+}
+
+/// `count`, `median_us`, `p99_us`, `max_us`, `mean_us` of a lateness histogram.
+fn lateness_dict<'py>(py: Python<'py>, l: &LatenessSummary) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("count", l.count)?;
+    d.set_item("median_us", l.median_us)?;
+    d.set_item("p99_us", l.p99_us)?;
+    d.set_item("max_us", l.max_us)?;
+    d.set_item("mean_us", l.mean_us)?;
+    Ok(d)
 }

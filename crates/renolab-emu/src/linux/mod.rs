@@ -10,6 +10,7 @@
 mod apps;
 mod driver;
 mod netns;
+mod probe;
 mod sys;
 
 use std::fs::File;
@@ -20,6 +21,7 @@ use renolab_core::sim::{FlowResult, LinkResult, RunOutput, RunSummary, StopReaso
 use renolab_core::time::SimTime;
 use renolab_core::trace::{PcapSet, Recorder, TraceRequest, TraceSink, TRACES};
 
+use crate::lateness::Lateness;
 use crate::plan::{FlowRole, Plan};
 use crate::{EmuError, Emulation, HostReport, KernelFlow, Offloads, Report, Request};
 use apps::{FlowOutcome, FlowSockets, InfoTraces};
@@ -391,7 +393,7 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
         }
     };
     let interval = request.tcp_info_interval.0.max(100_000);
-    let (driver_result, outcomes, end, stop_reason) = std::thread::scope(|s| {
+    let (driver_result, outcomes, end, stop_reason, host_timer) = std::thread::scope(|s| {
         let driver_thread = s.spawn(|| {
             sys::tight_timer_slack();
             if let Some(cpu) = request.cpu {
@@ -401,6 +403,27 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
             sys::drop_thread_capabilities()?;
             let t0 = await_origin();
             driver.run(t0, &stop)
+        });
+        let probe_thread = s.spawn(|| {
+            sys::tight_timer_slack();
+            // A probe that cannot get its priority measures nothing useful: it says so by
+            // recording nothing (its summary counts zero wake-ups).
+            let ready = sys::raise_priority_to(request.realtime, probe::PROBE_PRIORITY).is_ok()
+                && sys::drop_thread_capabilities().is_ok();
+            // Not counted among the threads the origin waits for: it starts when they do.
+            let t0 = loop {
+                match origin.load(Ordering::Acquire) {
+                    0 if !stop.load(Ordering::Relaxed) => {
+                        std::thread::sleep(std::time::Duration::from_micros(50))
+                    }
+                    t0 => break t0,
+                }
+            };
+            if ready && t0 != 0 {
+                probe::run(t0, &stop)
+            } else {
+                Lateness::default()
+            }
         });
         let app_thread = s.spawn(|| {
             sys::tight_timer_slack();
@@ -445,7 +468,8 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
             .join()
             .unwrap_or_else(|_| Err(std::io::Error::other("the driver thread panicked")));
         let outcomes = app_thread.join();
-        (driver_result, outcomes, end, reason)
+        let host_timer = probe_thread.join().unwrap_or_default();
+        (driver_result, outcomes, end, reason, host_timer)
     });
     let wall = started.elapsed().as_secs_f64();
     // Sockets are closed (the applications returned them); the namespaces go now.
@@ -493,6 +517,7 @@ pub fn run(plan: &Plan, request: &Request, cancel: &AtomicBool) -> Result<Emulat
     let flows = kernel_flows(plan, &by_flow);
     let report = Report {
         lateness: report_counts.lateness.summary(),
+        host_timer: host_timer.summary(),
         kernel_release: sys::kernel_release(),
         congestion_available: available,
         hosts: plan

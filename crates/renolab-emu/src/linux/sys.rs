@@ -20,6 +20,24 @@ pub fn clock_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// Sleeps until `CLOCK_MONOTONIC` reads `ns` (at once if it already does). A signal's
+/// interruption ends the sleep early; callers read the clock afterwards.
+pub fn sleep_until(ns: u64) {
+    let ts = libc::timespec {
+        tv_sec: (ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: a valid timespec; the remaining-time pointer may be null with TIMER_ABSTIME.
+    unsafe {
+        libc::clock_nanosleep(
+            libc::CLOCK_MONOTONIC,
+            libc::TIMER_ABSTIME,
+            &ts,
+            std::ptr::null_mut(),
+        )
+    };
+}
+
 fn check(ret: libc::c_int, what: &str) -> io::Result<libc::c_int> {
     if ret < 0 {
         let e = io::Error::last_os_error();
@@ -223,13 +241,24 @@ pub fn tight_timer_slack() {
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
 }
 
-/// Raises the calling thread's scheduling priority: real-time (`SCHED_FIFO`, priority 10)
+/// Raises the calling thread's scheduling priority: real-time (`SCHED_FIFO`, priority
+/// [`DRIVER_PRIORITY`])
 /// when `realtime`, else the highest fair-share weight (nice -20). A fair-share thread
 /// cannot starve the machine; a real-time one wakes up without waiting for another task's
 /// slice to end (the kernel's real-time throttling still leaves 5 % to everything else).
 pub fn raise_priority(realtime: bool) -> io::Result<()> {
+    raise_priority_to(realtime, DRIVER_PRIORITY)
+}
+
+/// The driver's real-time priority: above the probe of the machine's timing (1).
+pub const DRIVER_PRIORITY: i32 = 10;
+
+/// As [`raise_priority`], at real-time priority `priority` (1-99) when `realtime`.
+pub fn raise_priority_to(realtime: bool, priority: i32) -> io::Result<()> {
     if realtime {
-        let param = libc::sched_param { sched_priority: 10 };
+        let param = libc::sched_param {
+            sched_priority: priority,
+        };
         // SAFETY: a valid sched_param for the calling thread (0).
         return check(
             unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) },
