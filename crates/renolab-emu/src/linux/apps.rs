@@ -267,7 +267,7 @@ fn on_writable(a: &mut App, t: SimTime, zeros: &[u8]) {
         }
         match sys::write_some(a.s.client.as_raw_fd(), &zeros[..want]) {
             Ok(n) => a.sent += n as u64,
-            Err(e) => return fail(a, format!("write: {e}")),
+            Err(e) => fail(a, format!("write: {e}")),
         }
     }
 }

@@ -178,6 +178,7 @@ impl Prague {
     }
 
     /// The stack moved the connection to `state` at `now` (`set_state`).
+    #[allow(clippy::wrong_self_convention)] // named after the kernel's hook, not a conversion
     fn to_state(&mut self, now: SimTime, state: PragueState) {
         let a = PragueAck {
             now_us: us(now.0),

@@ -426,9 +426,8 @@ impl Prague {
     /// `prague_frac_cwnd_to_pacing_rate()`: a window per smoothed RTT, bytes/s.
     fn frac_to_pacing_rate(&self, a: &PragueAck) -> u64 {
         let mut rate = (USEC_PER_SEC << 3) * a.mtu as u64;
-        if a.srtt_us8 != 0 {
-            rate /= a.srtt_us8;
-        }
+        // No RTT sample yet: the kernel leaves the rate undivided.
+        rate = rate.checked_div(a.srtt_us8).unwrap_or(rate);
         (((rate as u128) * self.frac_cwnd as u128) >> CWND_UNIT).max(MINIMUM_RATE as u128) as u64
     }
 
@@ -550,9 +549,7 @@ impl Prague {
         if self.snd_cwnd < self.snd_ssthresh / 2 {
             rate <<= 1;
         }
-        if a.srtt_us8 != 0 {
-            rate /= a.srtt_us8;
-        }
+        rate = rate.checked_div(a.srtt_us8).unwrap_or(rate);
         let rate = ((rate as u128 * self.frac_cwnd as u128 + (ONE_CWND as u128 >> 1)) >> CWND_UNIT)
             .max(MINIMUM_RATE as u128) as u64;
         self.rate_bytes = rate;
