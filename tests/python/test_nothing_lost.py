@@ -45,6 +45,23 @@ def long_scenario(duration: str = "600s", rate: str = "100Mbps") -> dict:
     return data
 
 
+def room_for(scenario: dict, traces: str, out: Path, fmt: str = "parquet") -> None:
+    """Skips the test, saying why, when ``renolab run`` would refuse *scenario* up front
+    because its traces would not fit on *out*'s disk (``check_disk_space``, by design): the
+    long runs below are interrupted after a few hundred megabytes, but the check counts
+    what all of their simulated time would write."""
+    import argparse
+
+    from renolab.cli._common import UsageError
+    from renolab.cli.run import check_disk_space
+
+    args = argparse.Namespace(format=fmt, pcap=False, ns2_trace=False)
+    try:
+        check_disk_space(Scenario.from_dict(scenario), traces.split(","), args, out)
+    except UsageError as exc:
+        pytest.skip(f"not enough disk for this machine to run the test: {exc}")
+
+
 def _start(args: list[str], *, preexec=None) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "RUST_BACKTRACE"}
     return subprocess.Popen(
@@ -119,6 +136,7 @@ def assert_consistent(out: Path, *, stop_reason: str | None = None) -> dict:
 def test_a_signal_during_a_run_keeps_what_it_collected(tmp_path, sig):
     (tmp_path / "s.toml").write_text(tomli_w.dumps(long_scenario()))
     out = tmp_path / "out"
+    room_for(long_scenario(), "cwnd,seq", out)
     process = _start(["run", str(tmp_path / "s.toml"), "--out", str(out), "--trace", "cwnd,seq"])
     _wait(lambda: (p := _scratch(out, "seq")) is not None and p.stat().st_size > 1 << 20, process, what="the run")
     process.send_signal(sig)
@@ -134,6 +152,7 @@ def test_a_signal_during_a_run_keeps_what_it_collected(tmp_path, sig):
 def test_a_second_ctrl_c_while_traces_are_written_leaves_them_marked(tmp_path):
     (tmp_path / "s.toml").write_text(tomli_w.dumps(long_scenario()))
     out = tmp_path / "out"
+    room_for(long_scenario(), "hops,cwnd,seq", out, "csv")
     args = ["run", str(tmp_path / "s.toml"), "--out", str(out), "--trace", "hops,cwnd,seq", "--format", "csv"]
     process = _start(args)
     # First Ctrl-C with a few million hops recorded: writing them as CSV takes seconds, and
@@ -161,6 +180,7 @@ def test_the_traces_of_an_interrupted_run_get_a_few_seconds(tmp_path):
 
     (tmp_path / "s.toml").write_text(tomli_w.dumps(long_scenario()))
     out = tmp_path / "out"
+    room_for(long_scenario(), "hops,cwnd", out, "csv")
     process = _start(["run", str(tmp_path / "s.toml"), "--out", str(out), "--trace", "hops,cwnd", "--format", "csv"])
     # A few million hops: as CSV, tens of seconds of writing (97 s for 300 MB of them on
     # the 2-core machine of docs/benchmarks.md, before the time limit).
