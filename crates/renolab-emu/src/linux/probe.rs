@@ -51,7 +51,7 @@ mod tests {
         });
         let summary = late.summary();
         // 30 ms of 1 ms periods, on a machine that may be busy: some wake-ups, none early.
-        assert!((5..=31).contains(&summary.count), "{summary:?}");
+        assert!((1..=31).contains(&summary.count), "{summary:?}");
         assert!(summary.median_us >= 0.0 && summary.max_us < 30_000.0, "{summary:?}");
     }
 }
