@@ -53,26 +53,33 @@ pub(crate) enum Endpoints {
 /// A flow has an id, the `flow` of its packets and traces, and a slot in the simulation's
 /// table, where its timer events find it; they are the same number for a scenario's
 /// `[[flow]]` flows, not for a workload's, whose slots are reused (`super::workload`).
+///
+/// Laid out by access (`repr(C)` keeps the order written): what every packet of the flow
+/// reads first (its id, nodes, the delays its data packets record), then the endpoints,
+/// then what only an RTT sample, a trace or the results read. With 1000 flows a flow's
+/// lines are cold at each of its packets, and a packet then touches the lines it needs, not
+/// ones it shares with the name or the tracer's copies.
 #[derive(Debug)]
+#[repr(C)]
 pub(crate) struct Flow {
     pub(super) id: u32,
-    pub(super) name: String,
     pub(super) src: u32,
     pub(super) dst: u32,
-    pub(super) start: SimTime,
-    pub(super) stop: Option<SimTime>,
-    pub(super) endpoints: Endpoints,
     pub(super) finished: bool,
     /// One-way delays of the data packets that reached the receiver.
     pub(super) delays: DelayStats,
+    pub(super) endpoints: Endpoints,
     /// The RTT samples the sender took (the `rtt` trace's `rtt_s`), ns.
     pub(super) rtts: LogHistogram,
+    pub(super) start: SimTime,
+    pub(super) stop: Option<SimTime>,
+    /// Completion time alone on the path (a finite TCP transfer over links).
+    pub(super) ideal_fct: Option<SimDuration>,
     /// Last (cwnd, ssthresh, inflated cwnd) reported to the tracer.
     pub(super) traced: Option<(Window, Window, Window)>,
     /// Last controller state reported to the tracer.
     pub(super) traced_cc: CcState,
-    /// Completion time alone on the path (a finite TCP transfer over links).
-    pub(super) ideal_fct: Option<SimDuration>,
+    pub(super) name: String,
 }
 
 impl<T: Tracer> Driver for Simulation<T> {
