@@ -121,13 +121,14 @@ impl<T: Tracer> Driver for Simulation<T> {
                 self.after_receiver(now, slot);
             }
             (Endpoints::Tcp(tcp), PacketKind::Ack) => {
-                tcp.sender
+                let rtt = tcp
+                    .sender
                     .on_ack_flags(now, packet.seq, &packet.sack, packet.ecn);
                 if T::ENABLED {
                     self.tracer
                         .seq_event(now, flow, SeqEvent::Acked, packet.seq);
                 }
-                if let Some(rtt) = tcp.sender.take_rtt_sample() {
+                if let Some(rtt) = rtt {
                     state.rtts.record(rtt.as_nanos());
                     if T::ENABLED {
                         let (srtt, rto) = tcp.sender.srtt_and_rto(rtt);
@@ -251,10 +252,11 @@ impl<T: Tracer> Simulation<T> {
             return;
         };
         let timer = Event::SenderTimer { flow: slot as u32 };
-        if let Some(at) = tcp.sender_timer.arm(tcp.sender.poll_timer()) {
+        let (retransmission, release) = tcp.sender.poll_timers();
+        if let Some(at) = tcp.sender_timer.arm(retransmission) {
             self.sched.schedule(at, timer);
         }
-        if let Some(at) = tcp.release_timer.arm(tcp.sender.poll_release()) {
+        if let Some(at) = tcp.release_timer.arm(release) {
             self.sched.schedule(at, timer);
         }
         if T::ENABLED {

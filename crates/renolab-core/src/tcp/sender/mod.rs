@@ -329,6 +329,14 @@ impl TcpSender {
         self.conn().pacer.release()
     }
 
+    /// [`TcpSender::poll_timer`] and [`TcpSender::poll_release`] together (one dispatch
+    /// where the engine re-arms both after each event).
+    #[inline(always)]
+    pub fn poll_timers(&self) -> (Option<SimTime>, Option<SimTime>) {
+        let conn = self.conn();
+        (conn.timer, conn.pacer.release())
+    }
+
     /// The pacing rate in bits per second of wire bytes: the controller's, else Linux's
     /// default (`tcp_update_pacing_rate()`). `None` before an RTT sample.
     pub fn pacing_rate(&self) -> Option<BitsPerSec> {
@@ -364,7 +372,9 @@ impl TcpSender {
     }
 
     /// Processes a cumulative ACK carrying the TCP ECN flags `ecn`: ECE, or AccECN's ACE
-    /// field (read by the Linux sender).
+    /// field (read by the Linux sender). Returns the RTT sample it gave, if any: what
+    /// [`TcpSender::take_rtt_sample`] would return next, taken in the same `match` (one
+    /// dispatch an ACK, not two).
     #[inline(always)]
     pub fn on_ack_flags(
         &mut self,
@@ -372,10 +382,16 @@ impl TcpSender {
         ack: u32,
         sack: &crate::packet::sack::SackBlocks,
         ecn: crate::packet::Ecn,
-    ) {
+    ) -> Option<SimDuration> {
         match self {
-            TcpSender::Linux(s) => s.on_ack_flags(now, ack, sack, ecn),
-            _ => self.on_ack_ecn(now, ack, sack, ecn.ece()),
+            TcpSender::Linux(s) => {
+                s.on_ack_flags(now, ack, sack, ecn);
+                s.conn_mut().take_rtt_sample()
+            }
+            TcpSender::Reno(s) => classic_ack(s, now, ack, sack, ecn),
+            TcpSender::Classic(s) => classic_ack(s, now, ack, sack, ecn),
+            TcpSender::Vegas(s) => classic_ack(s, now, ack, sack, ecn),
+            TcpSender::Ns2Vegas(s) => classic_ack(s, now, ack, sack, ecn),
         }
     }
 
@@ -410,6 +426,20 @@ impl TcpSender {
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
         each!(self, s => s.poll_transmit(now))
     }
+}
+
+/// A classic sender's part of [`TcpSender::on_ack_flags`]: the ACK (its ECN-Echo flag),
+/// then the RTT sample it gave.
+#[inline(always)]
+fn classic_ack<C: CongestionControl, R: crate::tcp::recovery::LossRecovery<C>>(
+    s: &mut ClassicSender<C, R>,
+    now: SimTime,
+    ack: u32,
+    sack: &crate::packet::sack::SackBlocks,
+    ecn: Ecn,
+) -> Option<SimDuration> {
+    s.on_ack_ecn(now, ack, sack, ecn.ece());
+    s.take_rtt_sample()
 }
 
 /// The `cc` trace's values of a controller a sender holds outside [`Cc`], declared by `D`
