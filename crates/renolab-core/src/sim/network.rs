@@ -511,10 +511,8 @@ impl Network {
     #[inline(always)]
     fn transmit<D: Driver>(driver: &mut D, now: SimTime, dir: u32, id: PacketId, size: u32) {
         let (network, sched, tracer) = driver.parts();
-        let seqs = TxSeqs {
-            arrival: sched.reserve(),
-            end: sched.reserve(),
-        };
+        let (arrival, end) = sched.reserve_pair();
+        let seqs = TxSeqs { arrival, end };
         if let Some((arrival, seq)) = network.dirs[dir as usize].start_tx(now, id, size, seqs) {
             let event = Event::Arrive { dir };
             sched.schedule_reserved(arrival, seq, event);
