@@ -194,6 +194,10 @@ pub struct LinkDir {
     flags: u8,
     /// Arrivals at the far end need judging: loss models, or outages that lose packets.
     judged: bool,
+    /// An arrival of fewer bytes than this that finds the transmitter idle may go straight
+    /// onto the wire ([`Queue::bypass_below`], read once: on the hot cache line, it spares
+    /// every hop the queue's discipline test and its length).
+    bypass_below: u64,
     /// Packets on the wire or propagating, in order of arrival at the far end, each with
     /// its arrival time and the scheduler insertion number reserved for its arrival event.
     pub pipe: Pipe,
@@ -236,6 +240,7 @@ impl LinkDir {
     ) -> Self {
         let judged = !losses.is_empty();
         LinkDir {
+            bypass_below: queue.bypass_below(),
             name,
             from,
             to,
@@ -292,6 +297,21 @@ impl LinkDir {
     #[inline(always)]
     pub fn may_start_at_once(&self) -> bool {
         self.flags & (PENDING | VARYING) == 0
+    }
+
+    /// True when an arrival of `size` bytes that finds the transmitter idle (the caller has
+    /// tested that) may go straight onto the wire, bypassing the queue: the direction is
+    /// fixed, no transmission end is pending, and the queue would take it alone.
+    ///
+    /// The queue is empty then, untested: on a fixed direction packets wait only behind a
+    /// transmission, and while any waits a transmission end is pending (the engine schedules
+    /// one whenever it leaves a packet waiting, and each one dequeues a packet or finds the
+    /// queue empty).
+    #[inline(always)]
+    pub fn may_bypass_queue(&self, size: u32) -> bool {
+        let bypass = self.may_start_at_once() && (size as u64) < self.bypass_below;
+        debug_assert!(!bypass || self.queue.is_empty(), "packets wait, none pending");
+        bypass
     }
 
     /// True when packets reaching the far end must be judged (loss models, outages) before

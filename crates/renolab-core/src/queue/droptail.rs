@@ -91,6 +91,13 @@ impl DropTail {
         (size as u64) < self.accepts_alone_below
     }
 
+    /// The bound of [`DropTail::accepts_when_empty`]: an empty queue accepts every arrival
+    /// of fewer bytes than this (0: none).
+    #[inline]
+    pub fn accepts_alone_below(&self) -> u64 {
+        self.accepts_alone_below
+    }
+
     /// Appends the packet unless that would exceed the limit, marking it when it is
     /// ECN-capable and the queue at or above the ECN threshold. Neither the time nor the
     /// link's state changes the decision (ns-2's rule ignores them too).

@@ -204,17 +204,17 @@ impl Queue {
         }
     }
 
-    /// True if the engine may send an arrival of `size` bytes straight onto an idle wire
-    /// when nothing waits, without passing it through the queue: the queue would accept it
-    /// and keeps no state about arrivals (RED does: its average decays over idle time, so
-    /// it must see every arrival, as ns-2's `Queue::recv()` shows it).
-    #[inline]
-    pub fn may_bypass_when_idle(&self, size: u32) -> bool {
+    /// The engine may send an arrival of fewer bytes than this straight onto an idle wire
+    /// when nothing waits, without passing it through the queue (0: no arrival): the queue
+    /// would accept it and keeps no state about arrivals (RED does: its average decays over
+    /// idle time, so it must see every arrival, as ns-2's `Queue::recv()` shows it). Fixed
+    /// for the queue's life, so that a link direction works it out once.
+    pub fn bypass_below(&self) -> u64 {
         match self {
             // An empty queue is below any ECN threshold (at least 1), so nothing to mark.
-            Queue::DropTail(q) => q.fifo().is_empty() && q.accepts_when_empty(size),
+            Queue::DropTail(q) => q.accepts_alone_below(),
             // DualPI2 stamps every arrival for its controller and counts it.
-            Queue::Red(_) | Queue::CoDel(_) | Queue::FqCoDel(_) | Queue::DualPi2(_) => false,
+            Queue::Red(_) | Queue::CoDel(_) | Queue::FqCoDel(_) | Queue::DualPi2(_) => 0,
         }
     }
 

@@ -403,7 +403,7 @@ impl Network {
             tracer.hop(now, dir, HopEvent::Enqueue, &packet, id.0);
         }
         let link = &mut network.dirs[dir as usize];
-        if !transmitting && link.may_start_at_once() && link.queue.may_bypass_when_idle(size) {
+        if !transmitting && link.may_bypass_queue(size) {
             // Fast path: an idle wire, fixed, and a queue with nothing to decide.
             Network::transmit(driver, now, dir, id, size);
             return;
