@@ -310,7 +310,10 @@ impl LinkDir {
     #[inline(always)]
     pub fn may_bypass_queue(&self, size: u32) -> bool {
         let bypass = self.may_start_at_once() && (size as u64) < self.bypass_below;
-        debug_assert!(!bypass || self.queue.is_empty(), "packets wait, none pending");
+        debug_assert!(
+            !bypass || self.queue.is_empty(),
+            "packets wait, none pending"
+        );
         bypass
     }
 

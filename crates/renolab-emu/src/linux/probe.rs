@@ -50,8 +50,8 @@ mod tests {
             probe.join().unwrap()
         });
         let summary = late.summary();
-        // 30 ms of 1 ms periods, on a machine that may be busy: some wake-ups, none early.
+        // 30 ms of 1 ms periods, on a machine that may be busy: a wake-up at least, and no
+        // more than one a period (a late one does not bring a burst of catch-up samples).
         assert!((1..=31).contains(&summary.count), "{summary:?}");
-        assert!(summary.median_us >= 0.0 && summary.max_us < 30_000.0, "{summary:?}");
     }
 }
