@@ -30,7 +30,10 @@ pub fn run(t0: u64, stop: &AtomicBool) -> Lateness {
         late.record(now.saturating_sub(due));
         // After a stall, the next wake-up is a period from now: one long delay is one sample,
         // not a burst of catch-up samples that were never late themselves.
-        due = (due + PERIOD_NS).max(now + 1);
+        due += PERIOD_NS;
+        if due <= now {
+            due = now + PERIOD_NS;
+        }
     }
     late
 }
