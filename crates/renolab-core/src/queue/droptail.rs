@@ -47,8 +47,9 @@ pub struct DropTail {
     /// Mark ECN-capable arrivals when this many packets (bytes, with a byte limit) wait.
     ecn_threshold: Option<u64>,
     /// An empty queue accepts every arrival smaller than this many bytes (0: none), worked
-    /// out once from the limit: [`DropTail::accepts_when_empty`] asks on every hop that
-    /// finds an idle wire (5 M instructions a run of the reference dumbbell, callgrind).
+    /// out once from the limit: each link direction copies it
+    /// ([`super::Queue::bypass_below`]) to decide on every hop that finds an idle wire
+    /// without asking the queue.
     accepts_alone_below: u64,
     fifo: Fifo,
 }

@@ -297,12 +297,6 @@ impl TcpSender {
         payload + self.conn().config.header_bytes
     }
 
-    /// The RTT sample taken since the last call.
-    #[inline]
-    pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
-        each!(self, s => s.conn_mut().take_rtt_sample())
-    }
-
     /// The smoothed RTT (`rtt`, the sample just taken, before the first) and the RTO now.
     pub fn srtt_and_rto(&self, rtt: SimDuration) -> (SimDuration, SimDuration) {
         self.conn().srtt_and_rto(rtt)
@@ -316,21 +310,10 @@ impl TcpSender {
         self.conn().poll_timeout()
     }
 
-    /// When the retransmission timer (or loss probe, or reordering timer) expires, if it
-    /// runs: [`TcpSender::poll_timeout`] without the pacing release.
-    #[inline(always)]
-    pub fn poll_timer(&self) -> Option<SimTime> {
-        self.conn().timer
-    }
-
-    /// When a segment held back by pacing may leave, if one is.
-    #[inline(always)]
-    pub fn poll_release(&self) -> Option<SimTime> {
-        self.conn().pacer.release()
-    }
-
-    /// [`TcpSender::poll_timer`] and [`TcpSender::poll_release`] together (one dispatch
-    /// where the engine re-arms both after each event).
+    /// The two halves of [`TcpSender::poll_timeout`], which the engine re-arms separately
+    /// after each event, in one dispatch: when the retransmission timer (or loss probe, or
+    /// reordering timer) expires, if it runs, and when a segment held back by pacing may
+    /// leave, if one is.
     #[inline(always)]
     pub fn poll_timers(&self) -> (Option<SimTime>, Option<SimTime>) {
         let conn = self.conn();
@@ -372,9 +355,8 @@ impl TcpSender {
     }
 
     /// Processes a cumulative ACK carrying the TCP ECN flags `ecn`: ECE, or AccECN's ACE
-    /// field (read by the Linux sender). Returns the RTT sample it gave, if any: what
-    /// [`TcpSender::take_rtt_sample`] would return next, taken in the same `match` (one
-    /// dispatch an ACK, not two).
+    /// field (read by the Linux sender). Returns the RTT sample it gave, if any, taken in the
+    /// same `match` (one dispatch an ACK, not two).
     #[inline(always)]
     pub fn on_ack_flags(
         &mut self,
