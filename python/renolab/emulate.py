@@ -45,8 +45,8 @@ __all__ = [
     "check",
     "disturbed",
     "emulate",
-    "machine_disturbance",
     "kernel_congestion_controls",
+    "machine_disturbance",
     "timing_line",
     "unsupported_reason",
 ]
