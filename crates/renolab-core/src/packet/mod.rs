@@ -255,6 +255,29 @@ impl PacketPool {
         &self.slots[id.0 as usize].packet
     }
 
+    /// Asks the CPU to bring packet `id`'s slot into its caches: it is about to be read.
+    ///
+    /// Once a bottleneck's queue holds thousands of packets from many flows, the slots
+    /// touched between two visits of the same packet no longer fit the L2 cache, and each
+    /// hop's first read of its packet waits for memory. The caller knows the next packet a
+    /// link will hand on (the next in its pipe, the next in its queue) one transmission
+    /// before it is needed: time enough for the line to arrive.
+    #[inline(always)]
+    pub fn prefetch(&self, id: PacketId) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // No bounds check: the address is only a hint (`wrapping_add` makes a pointer
+            // without reading through it).
+            let slot = self.slots.as_ptr().wrapping_add(id.0 as usize);
+            // SAFETY: a prefetch never faults, whatever the address, and changes no memory;
+            // SSE, which it needs, is part of every x86-64 CPU.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(slot.cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = id;
+    }
+
     /// The packet behind `id`, to change (a queue's CE mark).
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {

@@ -154,6 +154,7 @@ impl DropTail {
 mod tests {
     use super::*;
     use crate::packet::PacketId;
+    use crate::queue::Queue;
 
     const T: SimTime = SimTime::ZERO;
 
@@ -184,6 +185,20 @@ mod tests {
         let _ = q.dequeue();
         let _ = q.dequeue();
         assert_eq!(q.enqueue(T, ect(6), true), Ok(Admit::Queued), "1 waiting");
+    }
+
+    #[test]
+    fn head_id_names_the_packet_the_next_dequeue_hands_on() {
+        let mut q = Queue::DropTail(DropTail::new(QueueLimit::Packets(4), false));
+        assert_eq!(q.head_id(), None);
+        for id in 0..3 {
+            assert!(q.enqueue(T, pkt(id, 100), true, &mut |_, _| {}).is_ok());
+        }
+        while let Some(head) = q.head_id() {
+            let next = q.dequeue(T, &mut |_, _| {}).map(|d| d.id);
+            assert_eq!(next, Some(head));
+        }
+        assert!(q.is_empty());
     }
 
     #[test]

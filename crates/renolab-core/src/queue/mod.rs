@@ -285,6 +285,18 @@ impl Queue {
         self.len() == 0
     }
 
+    /// The packet a FIFO discipline hands on next (`None` for the others, whose next
+    /// packet is decided at dequeue, and when empty).
+    #[inline]
+    pub fn head_id(&self) -> Option<PacketId> {
+        match self {
+            Queue::DropTail(q) => q.fifo().head().map(|p| p.id),
+            Queue::Red(q) => q.fifo().head().map(|p| p.id),
+            Queue::CoDel(q) => q.fifo().head().map(|p| p.id),
+            Queue::FqCoDel(_) | Queue::DualPi2(_) => None,
+        }
+    }
+
     /// Handles of the waiting packets (for audits and traces): head first for the FIFO
     /// disciplines, flow queue by flow queue for FQ-CoDel, the L queue then the classic
     /// queue for DualPI2.

@@ -309,7 +309,15 @@ impl Network {
             }
             Network::transmit(driver, now, dir, id, size);
             let (network, _, _) = driver.parts();
-            if !network.dirs[dir as usize].queue.is_empty() {
+            let queue = &network.dirs[dir as usize].queue;
+            // The packet that leaves at the next transmission end: its record is read then
+            // (its wait added), a packet's transmission time from now. (1000 flows on a
+            // 10 Gb/s bottleneck, 2 s: median wall time -22 % with both prefetches, -6 %
+            // with the arrival's alone; docs/benchmarks.md.)
+            if let Some(next) = queue.head_id() {
+                network.pool.prefetch(next);
+            }
+            if !queue.is_empty() {
                 Network::schedule_tx_end(driver, dir);
             }
         }
@@ -331,6 +339,10 @@ impl Network {
             return;
         };
         if let Some(next) = link.pipe.front() {
+            // Its record is read when it arrives, one transmission time from now at most.
+            // (Here, before the scheduling, it costs the reference dumbbell 0.9 % more
+            // instructions; after it, keeping more values alive across the push, 1.9 %.)
+            network.pool.prefetch(next.id);
             let event = Event::Arrive { dir };
             sched.schedule_reserved(next.arrival, next.seq, event);
         }
