@@ -38,8 +38,8 @@ impl Fifo {
             // Back to the ring's first slot, which the caches still hold. Otherwise a queue
             // that fills and drains in bursts (a sender's on an access link) walks its ring
             // through its whole reserved capacity, each burst on lines nobody touched
-            // lately: at 1000 flows most of the queues' L2 write misses (cachegrind) and
-            // over half the process's resident memory.
+            // lately: at 1000 flows 11 % of the L2 write misses (cachegrind) and 15 MB of
+            // the process's 97 MB resident memory.
             self.packets.clear();
         }
         Some(head)
