@@ -8,7 +8,8 @@
 //! - [`time`] and [`units`]: integer nanoseconds, bits per second, byte counts, and the
 //!   parsers for `"10Mbps"`-style quantities; [`schedule`]: values that change at given
 //!   instants; [`histogram`], the fixed-size log-linear histogram behind every delay
-//!   quantile a run reports.
+//!   quantile a run reports; [`ring`], the first-in first-out ring that pipes and queues
+//!   store their packets in.
 //! - [`rng`]: one seeded random stream per component, derived from the scenario seed and the
 //!   component's name.
 //! - [`engine`]: the event scheduler, ordered by `(time, insertion order)`, holding
@@ -47,7 +48,9 @@ pub mod histogram;
 pub mod loss;
 pub mod net;
 pub mod packet;
+mod prefetch;
 pub mod queue;
+pub mod ring;
 pub mod rng;
 pub mod scenario;
 pub mod schedule;

@@ -7,11 +7,12 @@
 pub mod headers;
 pub mod sack;
 
+use crate::prefetch::prefetch;
 use crate::time::SimTime;
 use sack::SackBlocks;
 
-/// Handle of a packet in the [`PacketPool`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Handle of a packet in the [`PacketPool`] (the default, 0, only fills unused ring slots).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PacketId(pub u32);
 
 /// What a packet is, as far as the endpoints are concerned.
@@ -264,18 +265,9 @@ impl PacketPool {
     /// before it is needed: time enough for the line to arrive.
     #[inline(always)]
     pub fn prefetch(&self, id: PacketId) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // No bounds check: the address is only a hint (`wrapping_add` makes a pointer
-            // without reading through it).
-            let slot = self.slots.as_ptr().wrapping_add(id.0 as usize);
-            // SAFETY: a prefetch never faults, whatever the address, and changes no memory;
-            // SSE, which it needs, is part of every x86-64 CPU.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(slot.cast()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
+        // No bounds check: the address is only a hint (`wrapping_add` makes a pointer
+        // without reading through it).
+        prefetch(self.slots.as_ptr().wrapping_add(id.0 as usize));
     }
 
     /// The packet behind `id`, to change (a queue's CE mark).

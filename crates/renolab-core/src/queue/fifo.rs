@@ -1,15 +1,14 @@
 //! The first-in first-out store that DropTail, RED and CoDel share: packets in arrival order
 //! and their total size.
 
-use std::collections::VecDeque;
-
 use super::Queued;
 use crate::packet::PacketId;
+use crate::ring::Ring;
 
 /// Waiting packets, head first, with their total size.
 #[derive(Debug, Clone, Default)]
 pub struct Fifo {
-    packets: VecDeque<Queued>,
+    packets: Ring<Queued>,
     bytes: u64,
 }
 
@@ -17,7 +16,7 @@ impl Fifo {
     /// An empty FIFO with room for `capacity` packets before it grows.
     pub fn with_capacity(capacity: usize) -> Self {
         Fifo {
-            packets: VecDeque::with_capacity(capacity),
+            packets: Ring::with_capacity(capacity),
             bytes: 0,
         }
     }
@@ -40,7 +39,7 @@ impl Fifo {
             // through its whole reserved capacity, each burst on lines nobody touched
             // lately: at 1000 flows 11 % of the L2 write misses (cachegrind) and 15 MB of
             // the process's 97 MB resident memory.
-            self.packets.clear();
+            self.packets.restart();
         }
         Some(head)
     }
@@ -96,7 +95,7 @@ mod tests {
             }
             // A burst as large as the ring did not wrap around it: the emptied ring had
             // started again at its first slot.
-            assert!(fifo.packets.as_slices().1.is_empty(), "burst of {burst}");
+            assert_eq!(fifo.packets.head_slot(), 0, "burst of {burst}");
             let first = next - burst as u32;
             assert_eq!(fifo.head().map(|p| p.id), Some(PacketId(first)));
             let bytes: u64 = (first..next).map(|id| 100 + id as u64).sum();

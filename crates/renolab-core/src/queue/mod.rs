@@ -45,7 +45,7 @@ use crate::time::SimTime;
 
 /// What a queue stores for each waiting packet (a copy of the few fields it needs, so that
 /// disciplines never touch the packet pool).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Queued {
     /// Handle of the packet in the pool.
     pub id: PacketId,
