@@ -127,6 +127,9 @@ _SKIP = {
     "#": re.compile(r"#[^\n]*"),
 }
 _TOKEN = re.compile(r"""\"\"\"|'''|["'#\[\]{}.\n=,]""")
+# The same without the tokens that end a key (newline, '=', ','), looked for while no dot
+# has been counted: they would only set the count to 0 again (most lines have no dot).
+_TOKEN_BUT_ENDS = re.compile(r"""\"\"\"|'''|["'#\[\]{}.]""")
 
 
 def _check_toml_shape(text: str, source: str) -> None:
@@ -135,7 +138,7 @@ def _check_toml_shape(text: str, source: str) -> None:
     comments skipped)."""
     depth, dots, pos = 0, 0, 0
     while True:
-        match = _TOKEN.search(text, pos)
+        match = (_TOKEN if dots else _TOKEN_BUT_ENDS).search(text, pos)
         if match is None:
             return
         token, pos = match.group(), match.end()
