@@ -56,6 +56,9 @@ def test_every_kind_of_column_is_written_as_pandas_writes_it():
         for _ in range(20):
             columns = {name: [make() for _ in range(rows)] for name, make in makers.items()}
             columns["all_missing"] = [None] * rows
+            columns["all_nan"] = [math.nan] * rows
+            columns["int_or_nan"] = [rng.choice([math.nan, rng.randint(-9, 9)]) for _ in range(rows)]
+            columns["int_or_bool"] = [rng.choice([True, rng.randint(0, 9)]) for _ in range(rows)]
             assert _stdlib_csv(columns) == _pandas_csv(columns)
 
 
