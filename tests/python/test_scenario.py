@@ -152,3 +152,24 @@ def test_the_json_of_a_scenario_holding_controller_objects_is_not_kept(small_sce
     plain = Scenario.from_dict(scenario.to_dict() | {"flow": [dict(small_scenario["flow"][0], variant="reno")]})
     plain.validate()
     assert plain._json == plain.to_json() and plain._normalised is not None
+
+
+def test_data_nested_64_levels_is_taken_and_65_refused_whatever_the_leaves():
+    from renolab._files import check_depth
+
+    def deep(containers: int, leaf):  # *containers* tables/lists, *leaf* at the bottom
+        data = leaf
+        for i in range(containers):
+            data = {"k": data, "s": "v"} if i % 2 else [data, 1, 2.5, None, True]
+        return data
+
+    for leaf in ("s", 1, 2.5, None, True):
+        check_depth(deep(64, leaf))  # scalars at the bottom add no level
+        with pytest.raises(ScenarioError, match=r"^scenario: nested more than 64 levels deep$"):
+            check_depth(deep(65, leaf))
+    with pytest.raises(ScenarioError, match=r"^scenario: nested more than 64 levels deep$"):
+        check_depth(deep(64, ()))  # an empty tuple is a container, one level more
+    loop: dict = {"a": ["s", 1]}
+    loop["a"].append(loop)
+    with pytest.raises(ScenarioError, match=r"^scenario: holds itself \(a table or list inside itself\)$"):
+        check_depth(loop)
