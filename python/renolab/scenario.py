@@ -504,6 +504,11 @@ def _holds_controller_objects(data: Mapping[str, Any]) -> bool:
     return any(isinstance(f, Mapping) and not isinstance(f.get("variant", ""), str) for f in items)
 
 
+#: Values _plain returns as they are, checked before anything else (most of a scenario is
+#: these): exact types only, as a subclass may be a numpy scalar; ints are range-checked.
+_AS_THEY_ARE = frozenset({str, bool})
+
+
 def _plain(value: Any, path: str, *, for_json: bool) -> Any:
     """Convert *value* to plain TOML/JSON-compatible Python objects.
 
@@ -516,11 +521,13 @@ def _plain(value: Any, path: str, *, for_json: bool) -> Any:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ScenarioError(_core.shorten_message(f"{path or 'scenario'}: key {key!r} is not a string"))
-            if item is not None:
+            if type(item) in _AS_THEY_ARE:
+                out[key] = item
+            elif item is not None:
                 out[key] = _plain(item, f"{path}.{key}" if path else key, for_json=for_json)
         return out
     if isinstance(value, (list, tuple)):
-        return [_plain(item, f"{path}[{i}]", for_json=for_json) for i, item in enumerate(value)]
+        return [item if type(item) in _AS_THEY_ARE else _plain(item, f"{path}[{i}]", for_json=for_json) for i, item in enumerate(value)]
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
         # Beyond any field's range, and past 4300 digits not even printable.
         raise ScenarioError(f"{path or 'scenario'}: a whole number of about {int(value.bit_length() * 0.30103)} digits is out of range")
