@@ -239,11 +239,9 @@ class Scenario:
         otherwise); a class object the scenario holds is always checked.
         """
         scenario_json = self.to_json()
-        text = self._normalised if scenario_json is self._json else None
-        if text is None:
-            text = _core.validate(scenario_json)
-            if scenario_json is self._json:
-                self._normalised = text
+        text = self._normalised or _core.validate(scenario_json)
+        if self._json is not None:  # kept: so is what the core made of it
+            self._normalised = text
         normalised: dict[str, Any] = json.loads(text)
         from renolab.cc.load import controllers, names_python_controller, names_python_code
 
@@ -329,7 +327,7 @@ class Scenario:
         )
         wall_time_s = time.perf_counter() - start
         # What validate() found already: the result need not validate the same text again.
-        known = json.loads(self._normalised) if self._normalised is not None and scenario_json is self._json else None
+        known = json.loads(self._normalised) if self._normalised is not None else None
         result = Result(raw, scenario=json.loads(scenario_json), wall_time_s=wall_time_s, normalised=known)
         stopped_short(result)
         reason = idle_reason(result)
