@@ -119,6 +119,10 @@ def available_memory() -> Optional[int]:
     """Memory this process may still allocate (bytes): the smallest of MemAvailable, the
     memory cgroup's headroom and the address-space limit's; None where unknown."""
 
+def indent_json(compact: str, indent: int) -> str:
+    """*compact* (``json.dumps(value, separators=(",", ":"))``) laid out as
+    ``json.dumps(value, indent=indent)`` writes it, byte for byte."""
+
 def shorten_message(message: str) -> str:
     """*message* with its long values cut (a quoted value to 40 characters, a word to 60,
     the whole to 2000), saying how long they were."""

@@ -127,6 +127,9 @@ _SKIP = {
     "#": re.compile(r"#[^\n]*"),
 }
 _TOKEN = re.compile(r"""\"\"\"|'''|["'#\[\]{}.\n=,]""")
+# The same without the tokens that end a key (newline, '=', ','), looked for while no dot
+# has been counted: they would only set the count to 0 again (most lines have no dot).
+_TOKEN_BUT_ENDS = re.compile(r"""\"\"\"|'''|["'#\[\]{}.]""")
 
 
 def _check_toml_shape(text: str, source: str) -> None:
@@ -135,7 +138,7 @@ def _check_toml_shape(text: str, source: str) -> None:
     comments skipped)."""
     depth, dots, pos = 0, 0, 0
     while True:
-        match = _TOKEN.search(text, pos)
+        match = (_TOKEN if dots else _TOKEN_BUT_ENDS).search(text, pos)
         if match is None:
             return
         token, pos = match.group(), match.end()
@@ -198,6 +201,9 @@ def _raise(message: str) -> Any:
     raise ScenarioError(message) from None
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def check_depth(data: Any, where: str = "scenario", limit: int = MAX_TOML_DEPTH) -> None:
     """Refuses data nested deeper than *limit* (lists and mappings) or holding itself,
     without recursion: what copies, serialises and validates it next recurses."""
@@ -222,7 +228,9 @@ def check_depth(data: Any, where: str = "scenario", limit: int = MAX_TOML_DEPTH)
             raise ScenarioError(f"{where}: holds itself (a table or list inside itself)")
         on_path.add(id(item))
         stack.append((item, depth, True))
-        stack.extend((child, depth + 1, False) for child in children)
+        # Plain scalars (most of a scenario) can be neither too deep nor a container: not
+        # pushed at all; the containers are looked at in the same order as before.
+        stack.extend((child, depth + 1, False) for child in children if type(child) not in _SCALARS)
 
 
 # -- writing safely ---------------------------------------------------------------------------

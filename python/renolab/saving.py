@@ -90,6 +90,15 @@ def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def indented_json(value: Any) -> str:
+    """``json.dumps(value, sort_keys=True, indent=2, default=str)``, byte for byte, in a
+    fraction of its time: Python encodes with indentation in pure Python, so the C encoder
+    writes it compactly and the core lays it out."""
+    from renolab import _core
+
+    return _core.indent_json(json.dumps(value, sort_keys=True, separators=(",", ":"), default=str), 2)
+
+
 class RunWriter:
     """Writes one :class:`Result` into a prepared run directory (see the module
     documentation)."""
@@ -329,6 +338,6 @@ class RunWriter:
             }
         path = self.out / "summary.json"
         with new_file(path, "w", encoding="utf-8") as f:
-            f.write(json.dumps(self.summary, sort_keys=True, indent=2, default=str) + "\n")
+            f.write(indented_json(self.summary) + "\n")
         if path not in self.written:
             self.written.insert(min(2, len(self.written)), path)  # after flows.csv, links.csv

@@ -85,7 +85,10 @@ class Scenario:
     field, e.g. ``link[0].rate: ...``.
     """
 
-    __slots__ = ("_data",)
+    # _json and _normalised keep what to_json and the core's validation made of _data, for
+    # validate() then run() (the command line's order): None until made, and never made
+    # while _data holds controller objects, whose state may change (see _memo_json).
+    __slots__ = ("_data", "_json", "_normalised")
 
     def __init__(
         self,
@@ -113,7 +116,22 @@ class Scenario:
         if workload is not None:  # [[workload]]: flows created as the run goes (docs/workloads.md)
             data["workload"] = _tables(workload, "workload")
         check_depth(data)
-        self._data = copy.deepcopy(data)
+        self._own(copy.deepcopy(data))
+
+    def _own(self, data: dict[str, Any]) -> None:
+        """Make *data*, which nothing else holds, this scenario's."""
+        self._data = data
+        self._json: str | None = None
+        self._normalised: str | None = None
+
+    @classmethod
+    def _owning(cls, data: dict[str, Any]) -> Scenario:
+        """A scenario of *data*, checked for depth but not copied: the caller's own fresh
+        dict, which nothing else holds (a parsed file)."""
+        check_depth(data)
+        scenario = cls.__new__(cls)
+        scenario._own(data)
+        return scenario
 
     # -- construction -----------------------------------------------------
 
@@ -126,7 +144,7 @@ class Scenario:
             raise ScenarioError(f"scenario: expected a table (a dict), got {type(data).__name__}")
         check_depth(data)
         scenario = cls.__new__(cls)
-        scenario._data = copy.deepcopy(dict(data))
+        scenario._own(copy.deepcopy(dict(data)))
         return scenario
 
     @classmethod
@@ -137,7 +155,7 @@ class Scenario:
         with ``source:line:column``; so does TOML nested more than 64 levels deep or with
         a dotted key of more than 64 parts.
         """
-        return cls.from_dict(parse_toml(text, source))
+        return cls._owning(parse_toml(text, source))
 
     @classmethod
     def from_toml(cls, path: PathLike) -> Scenario:
@@ -177,7 +195,18 @@ class Scenario:
 
     def to_json(self) -> str:
         """Serialise to compact JSON, the form the Rust core consumes."""
-        return json.dumps(_plain(self._plain_data(), "", for_json=True), separators=(",", ":"), allow_nan=False)
+        if self._json is not None:
+            return self._json
+        text = json.dumps(_plain(self._plain_data(), "", for_json=True), separators=(",", ":"), allow_nan=False)
+        if self._memo_json():
+            self._json = text
+        return text
+
+    def _memo_json(self) -> bool:
+        """Whether to_json's text (and what the core made of it) may be kept: _data is this
+        scenario's own and nothing changes it once read (from_toml fixes its paths first),
+        but a controller object in it may change between calls."""
+        return not _holds_controller_objects(self._data)
 
     def _plain_data(self) -> dict[str, Any]:
         """The data with Python controller classes and instances written by name
@@ -210,7 +239,10 @@ class Scenario:
         otherwise); a class object the scenario holds is always checked.
         """
         scenario_json = self.to_json()
-        normalised: dict[str, Any] = json.loads(_core.validate(scenario_json))
+        text = self._normalised or _core.validate(scenario_json)
+        if self._json is not None:  # kept: so is what the core made of it
+            self._normalised = text
+        normalised: dict[str, Any] = json.loads(text)
         from renolab.cc.load import controllers, names_python_controller, names_python_code
 
         if names_python_controller(self._data) and (allow_python or not names_python_code(self._data)):
@@ -294,7 +326,9 @@ class Scenario:
             _memory_available(),
         )
         wall_time_s = time.perf_counter() - start
-        result = Result(raw, scenario=json.loads(scenario_json), wall_time_s=wall_time_s)
+        # What validate() found already: the result need not validate the same text again.
+        known = json.loads(self._normalised) if self._normalised is not None else None
+        result = Result(raw, scenario=json.loads(scenario_json), wall_time_s=wall_time_s, normalised=known)
         stopped_short(result)
         reason = idle_reason(result)
         if reason is not None:
@@ -468,6 +502,11 @@ def _holds_controller_objects(data: Mapping[str, Any]) -> bool:
     return any(isinstance(f, Mapping) and not isinstance(f.get("variant", ""), str) for f in items)
 
 
+#: Values _plain returns as they are, checked before anything else (most of a scenario is
+#: these): exact types only, as a subclass may be a numpy scalar; ints are range-checked.
+_AS_THEY_ARE = frozenset({str, bool})
+
+
 def _plain(value: Any, path: str, *, for_json: bool) -> Any:
     """Convert *value* to plain TOML/JSON-compatible Python objects.
 
@@ -480,11 +519,13 @@ def _plain(value: Any, path: str, *, for_json: bool) -> Any:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ScenarioError(_core.shorten_message(f"{path or 'scenario'}: key {key!r} is not a string"))
-            if item is not None:
+            if type(item) in _AS_THEY_ARE:
+                out[key] = item
+            elif item is not None:
                 out[key] = _plain(item, f"{path}.{key}" if path else key, for_json=for_json)
         return out
     if isinstance(value, (list, tuple)):
-        return [_plain(item, f"{path}[{i}]", for_json=for_json) for i, item in enumerate(value)]
+        return [item if type(item) in _AS_THEY_ARE else _plain(item, f"{path}[{i}]", for_json=for_json) for i, item in enumerate(value)]
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
         # Beyond any field's range, and past 4300 digits not even printable.
         raise ScenarioError(f"{path or 'scenario'}: a whole number of about {int(value.bit_length() * 0.30103)} digits is out of range")

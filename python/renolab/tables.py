@@ -18,10 +18,18 @@ __all__ = ["columns_of", "numeric_or_none", "to_frame", "write_csv"]
 
 Columns = Mapping[str, list[Any]]
 
+#: Exact types of a column of numbers, missing ones None or NaN, as the core returns them.
+_NUMBER_KINDS = {int, float, type(None)}
+#: Exact types of which no value is missing (a float subclass, numpy's, may be NaN).
+_NEVER_MISSING = {int, str, bool}
+
 
 def numeric_or_none(values: list[Any]) -> list[Any]:
     """A numeric column with missing values (None or NaN) as floats and None, as a DataFrame
     holds it (floats and NaN); any other column as it is (the same list)."""
+    kinds = set(map(type, values))
+    if kinds <= _NEVER_MISSING or (kinds <= _NUMBER_KINDS and not any(v is None or v != v for v in values)):
+        return values  # the common columns, known complete without the general checks
     if any(map(_is_missing, values)) and all(_is_number_or_none(v) for v in values):
         return [None if _is_missing(v) else float(v) for v in values]
     return values
@@ -52,10 +60,22 @@ def write_csv(columns: Columns, target: IO[str]) -> None:
     line per row, ``\\n`` line ends, floats in their shortest round-tripping form, missing
     values empty, as pandas writes the frame :func:`to_frame` builds."""
     names = list(columns)
-    formatted = [_format_column(numeric_or_none(list(columns[name]))) for name in names]
+    formatted = [_cells(list(columns[name])) for name in names]
     writer = csv.writer(target, lineterminator="\n")
     writer.writerow(names)
     writer.writerows(zip(*formatted))
+
+
+def _cells(values: list[Any]) -> list[str]:
+    """:func:`_format_column` of :func:`numeric_or_none` of *values*, faster for a column of
+    plain ints, or of ints, floats and missing values (most of a run's tables)."""
+    kinds = set(map(type, values))
+    if kinds == {int}:
+        return list(map(str, values))  # int64
+    if kinds and kinds <= _NUMBER_KINDS:
+        # float64: whole numbers as floats, None and NaN empty (all missing: all empty too).
+        return ["" if v is None or v != v else repr(float(v)) for v in values]
+    return _format_column(numeric_or_none(values))
 
 
 def _format_column(values: list[Any]) -> list[str]:

@@ -100,3 +100,76 @@ def test_none_values_are_left_out_when_serialising(small_scenario):
     scenario = Scenario.from_dict(small_scenario)
     assert "duration" not in json.loads(scenario.to_json())["simulation"]
     assert "duration" not in Scenario.from_toml_str(scenario.to_toml()).to_dict()["simulation"]
+
+
+# -- what validate() leaves for run() -----------------------------------------------------
+
+
+def _comparable(result) -> dict:
+    summary = {k: v for k, v in result.summary.items() if k not in ("wall_time_s", "core_wall_time_s")}
+    return {"summary": summary, "flows": result._tables["flows"], "links": result._tables["links"]}
+
+
+def test_a_run_after_validate_gives_what_a_run_alone_gives(small_scenario):
+    small_scenario["flow"].append(dict(small_scenario["flow"][0], name="late", start="10s"))
+    small_scenario["simulation"]["duration"] = "5s"
+    alone = Scenario.from_dict(small_scenario).run()
+    scenario = Scenario.from_dict(small_scenario)
+    scenario.validate()
+    after = scenario.run()
+    assert _comparable(after) == _comparable(alone)
+    assert after._scenario_normalised() == alone._scenario_normalised()
+
+
+def test_validate_returns_a_new_dict_each_time(small_scenario):
+    scenario = Scenario.from_dict(small_scenario)
+    first = scenario.validate()
+    first["flow"][0]["name"] = "changed"
+    assert scenario.validate()["flow"][0]["name"] == small_scenario["flow"][0]["name"]
+    assert scenario.run()._scenario_normalised()["flow"][0]["name"] == small_scenario["flow"][0]["name"]
+
+
+def test_a_parsed_scenario_is_its_own_and_to_dict_still_copies(tmp_path):
+    text = 'description = "d"\n[simulation]\nseed = 3\n'
+    scenario = Scenario.from_toml_str(text)
+    data = scenario.to_dict()
+    data["simulation"]["seed"] = 4
+    assert scenario.to_dict()["simulation"]["seed"] == 3
+    assert scenario.to_json() == Scenario.from_dict({"description": "d", "simulation": {"seed": 3}}).to_json()
+
+
+def test_the_json_of_a_scenario_holding_controller_objects_is_not_kept(small_scenario):
+    from renolab.cc import CongestionControl
+
+    class Fixed(CongestionControl):
+        def __init__(self, window=10):
+            self.window = window
+
+    small_scenario["flow"][0]["variant"] = Fixed
+    scenario = Scenario.from_dict(small_scenario)
+    scenario.validate()
+    assert scenario._json is None and scenario._normalised is None  # an object may change
+    plain = Scenario.from_dict(scenario.to_dict() | {"flow": [dict(small_scenario["flow"][0], variant="reno")]})
+    plain.validate()
+    assert plain._json == plain.to_json() and plain._normalised is not None
+
+
+def test_data_nested_64_levels_is_taken_and_65_refused_whatever_the_leaves():
+    from renolab._files import check_depth
+
+    def deep(containers: int, leaf):  # *containers* tables/lists, *leaf* at the bottom
+        data = leaf
+        for i in range(containers):
+            data = {"k": data, "s": "v"} if i % 2 else [data, 1, 2.5, None, True]
+        return data
+
+    for leaf in ("s", 1, 2.5, None, True):
+        check_depth(deep(64, leaf))  # scalars at the bottom add no level
+        with pytest.raises(ScenarioError, match=r"^scenario: nested more than 64 levels deep$"):
+            check_depth(deep(65, leaf))
+    with pytest.raises(ScenarioError, match=r"^scenario: nested more than 64 levels deep$"):
+        check_depth(deep(64, ()))  # an empty tuple is a container, one level more
+    loop: dict = {"a": ["s", 1]}
+    loop["a"].append(loop)
+    with pytest.raises(ScenarioError, match=r"^scenario: holds itself \(a table or list inside itself\)$"):
+        check_depth(loop)

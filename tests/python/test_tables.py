@@ -7,6 +7,7 @@ import io
 import math
 import random
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -56,6 +57,9 @@ def test_every_kind_of_column_is_written_as_pandas_writes_it():
         for _ in range(20):
             columns = {name: [make() for _ in range(rows)] for name, make in makers.items()}
             columns["all_missing"] = [None] * rows
+            columns["all_nan"] = [math.nan] * rows
+            columns["int_or_nan"] = [rng.choice([math.nan, rng.randint(-9, 9)]) for _ in range(rows)]
+            columns["int_or_bool"] = [rng.choice([True, rng.randint(0, 9)]) for _ in range(rows)]
             assert _stdlib_csv(columns) == _pandas_csv(columns)
 
 
@@ -72,3 +76,28 @@ def test_a_changed_frame_is_saved_as_changed(small_scenario, tmp_path, fmt):
     result.flows["note"] = "edited"
     result.save(tmp_path, format=fmt)
     assert pd.read_csv(tmp_path / "flows.csv")["note"].tolist() == ["edited"]
+
+
+@pytest.mark.parametrize(
+    "values, expected",
+    [
+        ([1, 2], [1, 2]),
+        ([1, None], [1.0, None]),
+        ([1, math.nan, 2.5], [1.0, None, 2.5]),
+        ([None, None], [None, None]),
+        ([math.nan], [None]),
+        (["a", None], ["a", None]),  # not numbers: as they are
+        ([True, None], [True, None]),
+        ([np.float64("nan"), 1], [None, 1.0]),  # numpy's float is a float, and may be NaN
+        ([np.int64(3), None], [np.int64(3), None]),  # not an int: not a number column
+        ([], []),
+    ],
+)
+def test_numeric_or_none_gives_missing_numbers_as_none_among_floats(values, expected):
+    got = tables.numeric_or_none(values)
+    assert got == expected and [type(v) for v in got] == [type(v) for v in expected]
+
+
+def test_numeric_or_none_returns_a_column_with_nothing_missing_itself():
+    for values in ([1, 2], [1.5, 2], ["a", "b"], [True, 1], [np.float64(1.5)], []):
+        assert tables.numeric_or_none(values) is values

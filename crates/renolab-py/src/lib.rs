@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 mod cc;
 mod emu;
 mod errors;
+mod json_text;
 mod memory;
 mod scenario;
 mod sim;
@@ -17,6 +18,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", renolab_core::VERSION)?;
     errors::install_panic_hook();
     errors::register(m)?;
+    json_text::register(m)?;
     memory::register(m)?;
     cc::register(m)?;
     scenario::register(m)?;

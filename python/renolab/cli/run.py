@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     traces = list(dict.fromkeys(name for group in args.trace for name in group))
     # A bad scenario (or one whose code is not allowed) leaves no output directory behind.
     duration = scenario.validate(allow_python=args.allow_python)["simulation"].get("duration")
-    require_allowed(scenario.to_dict(), args.allow_python)
+    require_allowed(scenario._data, args.allow_python)  # reads it: no copy needed
     progress = RunProgress(parse_duration_s(duration) if duration else None, enabled=not args.quiet)
 
     def simulate(recorded: list[str], trace_dir: Any, pcap_dir: Any) -> Result:
