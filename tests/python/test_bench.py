@@ -265,6 +265,29 @@ def test_scaling_prints_a_row_per_case_with_events_per_packet_and_memory(capsys)
     assert _row(out, "ns-2: not run (pass --against ns2)")
 
 
+def test_scaling_measures_its_cases_in_turn_round_after_round(monkeypatch):
+    # A slow spell of a shared machine must fall on every case alike: each round measures
+    # every distinct case once, in the table's order, before the next round starts.
+    seen: list[tuple[int, float, float]] = []
+
+    def renolab(scenario):
+        data = scenario.to_dict()
+        seen.append((len(data["flow"]), data["link"][-1]["rate"], data["simulation"]["duration"]))
+        return bench.Run(run_wall_s=1.0, process_wall_s=1.1, peak_rss_bytes=1 << 20, delivered=1000, events=7000)
+
+    monkeypatch.setattr(bench.measure, "run_renolab", renolab)
+    rows = bench.scaling_rows(1.0)
+    progress: list[str] = []
+    bench.run_scaling(rows, 3, against_ns2=False, ns2_script=None, progress=progress.append)
+    distinct = len({id(r.case) for r in rows})
+    assert len(seen) == 3 * distinct
+    first_round = seen[:distinct]
+    assert len(set(first_round)) == distinct, "each case once a round"
+    assert seen == first_round * 3
+    assert all(len(r.case.renolab) == 3 for r in rows)
+    assert progress[0].endswith("renolab run 1/3") and progress[-1].endswith("renolab run 3/3")
+
+
 def test_scaling_leaves_out_ns2_where_it_is_predicted_to_take_too_long(monkeypatch, capsys):
     # Fake runs: ns-2 takes 100 times renolab's time, renolab 1 s per flow.
     def renolab(scenario):

@@ -149,16 +149,20 @@ def run_case(
     measure_python: bool = True,
     progress: Callable[[str], None] = lambda _m: None,
     skip_ns2: Callable[[Case], Optional[str]] = lambda _c: None,
+    rounds: Optional[tuple[int, int]] = None,
 ) -> Case:
     """Measures *case* *repeat* times, renolab and ns-2 alternating.
 
     *skip_ns2*, asked after the first renolab run, may give a reason not to run ns-2 at all
-    (it becomes the case's ``ns2_note``).
+    (it becomes the case's ``ns2_note``). *rounds*, ``(done, total)``, says that this call
+    adds runs to a case measured in rounds (see :func:`run_scaling`): the first round asks
+    *skip_ns2*, later ones keep its answer.
     """
     scenario = case.scenario()
-    skip: Optional[str] = None
-    for k in range(repeat):
-        progress(f"{case.title}: renolab run {k + 1}/{repeat}")
+    done, total = rounds if rounds is not None else (0, repeat)
+    skip: Optional[str] = case.ns2_note if done else None
+    for k in range(done, done + repeat):
+        progress(f"{case.title}: renolab run {k + 1}/{total}")
         case.renolab.append(measure.run_renolab(scenario))
         if against_ns2 and ns2_script is not None:
             if k == 0:
@@ -166,7 +170,7 @@ def run_case(
                 if skip is not None:
                     case.ns2_note = skip
             if skip is None:
-                progress(f"{case.title}: ns-2 run {k + 1}/{repeat}")
+                progress(f"{case.title}: ns-2 run {k + 1}/{total}")
                 case.ns2.append(
                     measure.run_ns2(
                         case.flows,
@@ -178,7 +182,7 @@ def run_case(
                     )
                 )
         if measure_python:
-            progress(f"{case.title}: Scenario.run() {k + 1}/{repeat}")
+            progress(f"{case.title}: Scenario.run() {k + 1}/{total}")
             case.python.append(measure.python_overhead(scenario))
     return case
 

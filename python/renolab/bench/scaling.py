@@ -90,32 +90,41 @@ def run_scaling(
     progress: Callable[[str], None] = lambda _m: None,
 ) -> Sequence[ScalingRow]:
     """Measures each distinct case of *rows* *repeat* times (renolab and ns-2 alternating),
-    leaving ns-2 out of a case predicted to take it longer than :data:`NS2_TIME_LIMIT_S`."""
-    done: list[ScalingRow] = []
-    for row in rows:
-        if not row.case.renolab:
+    leaving ns-2 out of a case predicted to take it longer than :data:`NS2_TIME_LIMIT_S`.
 
-            def skip(case: Case, row: ScalingRow = row) -> Optional[str]:
-                predicted = predict_ns2_s(row, done)
-                if predicted is None or predicted[0] <= NS2_TIME_LIMIT_S:
-                    return None
-                seconds, basis = predicted
-                return (
-                    f"not run: predicted {seconds:.0f} s > {NS2_TIME_LIMIT_S:.0f} s (renolab's "
-                    f"{case.renolab[0].run_wall_s:.2f} s x the ns-2/renolab time ratio at {_label(basis)})"
+    The cases take turns: round after round, each case once. A shared VM slows for minutes at
+    a time; run three times in a row, one case could take all of a slow spell and another
+    none, and the ratios between rows (events per second at 1000 flows against one flow's)
+    would measure the neighbours."""
+    for round_ in range(repeat):
+        done: list[ScalingRow] = []
+        measured: set[int] = set()
+        for row in rows:
+            if id(row.case) not in measured:
+                measured.add(id(row.case))
+
+                def skip(case: Case, row: ScalingRow = row, done: list[ScalingRow] = done) -> Optional[str]:
+                    predicted = predict_ns2_s(row, done)
+                    if predicted is None or predicted[0] <= NS2_TIME_LIMIT_S:
+                        return None
+                    seconds, basis = predicted
+                    return (
+                        f"not run: predicted {seconds:.0f} s > {NS2_TIME_LIMIT_S:.0f} s (renolab's "
+                        f"{case.renolab[0].run_wall_s:.2f} s x the ns-2/renolab time ratio at {_label(basis)})"
+                    )
+
+                row.case.title = f"scaling {_label(row)}"
+                run_case(
+                    row.case,
+                    1,
+                    against_ns2=against_ns2,
+                    ns2_script=ns2_script,
+                    measure_python=False,
+                    progress=progress,
+                    skip_ns2=skip,
+                    rounds=(round_, repeat),
                 )
-
-            row.case.title = f"scaling {_label(row)}"
-            run_case(
-                row.case,
-                repeat,
-                against_ns2=against_ns2,
-                ns2_script=ns2_script,
-                measure_python=False,
-                progress=progress,
-                skip_ns2=skip,
-            )
-        done.append(row)
+            done.append(row)
     return rows
 
 
