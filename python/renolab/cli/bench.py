@@ -78,7 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="how cost grows: flows 1, 10, 100, 1000 on one 10 Gb/s bottleneck; a 100 Mb/s, 1, 10 and "
         "100 Gb/s bottleneck with one flow; 10, 30 and 100 simulated seconds (--duration sets the "
-        "shortest run, the longer ones are 3 and 10 times it); with --against ns2, ns-2 beside each "
+        "shortest run, the longer ones are 3 and 10 times it), the cases in turn, --repeat rounds; "
+        "with --against ns2, ns-2 beside each "
         f"case unless predicted to take over {bench.NS2_TIME_LIMIT_S / 60:g} minutes",
     )
     parser.add_argument("--jobs", type=_positive_int, metavar="N", help="worker processes for the grid (default: cores)")
