@@ -65,7 +65,7 @@ impl<T: Copy + Default> Ring<T> {
     /// The `i`-th entry, oldest first; `i` must be below [`Ring::len`].
     #[inline]
     pub fn get(&self, i: usize) -> &T {
-        debug_assert!(i < self.len());
+        debug_assert!(i < self.len);
         &self.slots[(self.head + i) & self.mask()]
     }
 
@@ -78,7 +78,7 @@ impl<T: Copy + Default> Ring<T> {
     /// The newest entry.
     #[inline]
     pub fn back(&self) -> Option<&T> {
-        (self.len > 0).then(|| self.get(self.len() - 1))
+        (self.len > 0).then(|| self.get(self.len - 1))
     }
 
     /// Removes the oldest entry.
@@ -103,7 +103,7 @@ impl<T: Copy + Default> Ring<T> {
     /// Appends an entry.
     #[inline(always)]
     pub fn push_back(&mut self, entry: T) {
-        if self.len() == self.slots.len() {
+        if self.len == self.slots.len() {
             self.grow();
         }
         let at = (self.head + self.len) & self.mask();
@@ -119,7 +119,7 @@ impl<T: Copy + Default> Ring<T> {
 
     /// Swaps the `i`-th and `j`-th entries, oldest first (both below [`Ring::len`]).
     pub fn swap(&mut self, i: usize, j: usize) {
-        debug_assert!(i < self.len() && j < self.len());
+        debug_assert!(i < self.len && j < self.len);
         let (head, mask) = (self.head, self.mask());
         self.slots.swap((head + i) & mask, (head + j) & mask);
     }
@@ -134,7 +134,7 @@ impl<T: Copy + Default> Ring<T> {
 
     /// The entries, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
-        (0..self.len()).map(move |i| self.get(i))
+        (0..self.len).map(move |i| self.get(i))
     }
 
     /// Doubles the capacity (at least 8 slots), unwrapping the ring to start at slot 0.

@@ -1,5 +1,5 @@
-//! The first-in first-out store that DropTail, RED and CoDel share: packets in arrival order
-//! and their total size.
+//! The first-in first-out store that DropTail, RED and CoDel share, and DualPI2 keeps two of:
+//! packets in arrival order and their total size.
 
 use super::Queued;
 use crate::packet::PacketId;
